@@ -1,0 +1,47 @@
+"""bessemer.compile: the one line a training script adds."""
+from __future__ import annotations
+
+import logging
+from typing import Any, Optional
+
+import torch
+
+from .config import TrainingCompilerConfig
+
+log = logging.getLogger("bessemer")
+
+
+def resolve_config(config: Optional[TrainingCompilerConfig] = None, **options: Any) -> TrainingCompilerConfig:
+    if config is None:
+        config = TrainingCompilerConfig.from_env()
+    elif not isinstance(config, TrainingCompilerConfig):
+        raise ValueError(f"config must be a bessemer.TrainingCompilerConfig, got {type(config).__name__}")
+    return config.replace(**options) if options else config
+
+
+def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
+            config: Optional[TrainingCompilerConfig] = None, **options: Any) -> Any:
+    """Compile a model's forward and backward (and, with `optimizer`, its update).
+
+    `model` is an nn.Module (compiled in place, so its state_dict keys and identity
+    stay the same) or a function. With no `config`, the config a training job passed
+    to this process is used (or the defaults). Keyword options override config fields:
+    ``bessemer.compile(model, debug=True)``.
+    """
+    cfg = resolve_config(config, **options)
+    if not cfg.enabled:
+        log.info("bessemer: compiler disabled by config; the model runs eagerly")
+        return model
+    from .compiler.capture import make_backend
+
+    backend = make_backend(cfg)
+    torch._dynamo.config.cache_size_limit = max(cfg.cache_size_limit, 1)
+    if optimizer is not None and cfg.compile_optimizer:
+        from .compiler.optim import compile_optimizer
+        compile_optimizer(optimizer, cfg)
+    if isinstance(model, torch.nn.Module):
+        model.compile(backend=backend)
+        return model
+    if callable(model):
+        return torch.compile(model, backend=backend)
+    raise ValueError(f"bessemer.compile expects an nn.Module or a function, got {type(model).__name__}")

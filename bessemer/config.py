@@ -1,0 +1,139 @@
+"""TrainingCompilerConfig: the one typed, immutable source of compiler options.
+
+Every option is part of the cache key of what it influences. Environment
+variables are read only where a process boundary needs them (a training job
+passes its config to the processes it starts through BESSEMER_COMPILER_CONFIG;
+BESSEMER_DEBUG and BESSEMER_CACHE_DIR override the debug and cache folders).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+ENV_CONFIG = "BESSEMER_COMPILER_CONFIG"
+ENV_DEBUG = "BESSEMER_DEBUG"
+ENV_CACHE = "BESSEMER_CACHE_DIR"
+
+_FALLBACKS = ("warn", "error")
+_PARTITIONERS = ("min_cut", "default")
+_PRECISIONS = ("fp32", "bf16", "fp16")
+
+
+def default_cache_dir() -> str:
+    env = os.environ.get(ENV_CACHE)
+    if env:
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return os.path.join(base, "bessemer")
+
+
+@dataclass(frozen=True)
+class TrainingCompilerConfig:
+    """Options of the bessemer training compiler.
+
+    enabled      compile the model (False: everything runs eagerly, untouched)
+    debug        write the compiler's artifacts (graphs after each pass, generated
+                 code, timings) to debug_dir
+    debug_dir    where debug artifacts go (default: BESSEMER_DEBUG, else ./bessemer-debug)
+    cache_dir    the on-disk kernel cache (default: BESSEMER_CACHE_DIR, else ~/.cache/bessemer)
+    fallback     "warn": an op or graph the compiler cannot handle runs eagerly with a
+                 warning; "error": raise instead
+    partitioner  how forward and backward are split: "min_cut" recomputes cheap
+                 pointwise values in the backward instead of saving them (less memory),
+                 "default" saves every value the backward needs
+    compile_optimizer  with bessemer.compile(model, optimizer=opt), run a fused update
+    precision    "fp32" (no change), "bf16" or "fp16" (autocast around the model)
+    cache_size_limit   how many shapes one function may be compiled for before Dynamo
+                 falls back to eager for new ones (bounded recompilation)
+    """
+
+    enabled: bool = True
+    debug: bool = False
+    debug_dir: Optional[str] = None
+    cache_dir: Optional[str] = None
+    fallback: str = "warn"
+    partitioner: str = "min_cut"
+    compile_optimizer: bool = True
+    precision: str = "fp32"
+    cache_size_limit: int = 8
+
+    def __post_init__(self):
+        for name in ("enabled", "debug", "compile_optimizer"):
+            v = getattr(self, name)
+            if not isinstance(v, bool):
+                raise ValueError(f"TrainingCompilerConfig.{name} must be True or False, got {v!r}")
+        for name in ("debug_dir", "cache_dir"):
+            v = getattr(self, name)
+            if v is not None and not isinstance(v, (str, os.PathLike)):
+                raise ValueError(f"TrainingCompilerConfig.{name} must be a path or None, got {v!r}")
+            if v is not None:
+                object.__setattr__(self, name, os.fspath(v))
+        _choice("fallback", self.fallback, _FALLBACKS)
+        _choice("partitioner", self.partitioner, _PARTITIONERS)
+        _choice("precision", self.precision, _PRECISIONS)
+        if not isinstance(self.cache_size_limit, int) or isinstance(self.cache_size_limit, bool) \
+                or self.cache_size_limit < 1:
+            raise ValueError(f"TrainingCompilerConfig.cache_size_limit must be an int >= 1, "
+                             f"got {self.cache_size_limit!r}")
+
+    # -- derived values -------------------------------------------------------
+    def resolved_cache_dir(self) -> str:
+        return self.cache_dir or default_cache_dir()
+
+    def resolved_debug_dir(self) -> Optional[str]:
+        """The debug folder, or None when debug output is off."""
+        env = os.environ.get(ENV_DEBUG)
+        if self.debug_dir:
+            return self.debug_dir
+        if env:
+            return env
+        if self.debug:
+            return os.path.abspath("bessemer-debug")
+        return None
+
+    def replace(self, **changes: Any) -> "TrainingCompilerConfig":
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise ValueError(f"unknown TrainingCompilerConfig field(s): {sorted(unknown)}; "
+                             f"allowed: {[f.name for f in dataclasses.fields(self)]}")
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TrainingCompilerConfig":
+        if not isinstance(d, dict):
+            raise ValueError(f"TrainingCompilerConfig expects a mapping, got {type(d).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - names
+        if unknown:
+            raise ValueError(f"unknown TrainingCompilerConfig field(s): {sorted(unknown)}; "
+                             f"allowed: {sorted(names)}")
+        return cls(**d)
+
+    @classmethod
+    def from_json(cls, s: str) -> "TrainingCompilerConfig":
+        try:
+            d = json.loads(s)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{ENV_CONFIG} is not valid JSON: {e}") from None
+        return cls.from_dict(d)
+
+    @classmethod
+    def from_env(cls) -> "TrainingCompilerConfig":
+        """The config a training job passed to this process, or the defaults."""
+        s = os.environ.get(ENV_CONFIG)
+        return cls.from_json(s) if s else cls()
+
+
+def _choice(name: str, value: Any, allowed: tuple) -> None:
+    if value not in allowed:
+        raise ValueError(f"TrainingCompilerConfig.{name} must be one of {list(allowed)}, got {value!r}")
