@@ -1,0 +1,88 @@
+"""TrainingJob: a handle on one job's record, folder and log."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional, TextIO
+
+from .errors import JobFailedError, JobStoppedError
+from .layout import JobDir
+from .logs import LogFollower
+from .store import COMPLETED, STOPPED, JobRecord, JobStore
+
+WAIT_POLL_S = 0.2
+
+
+class TrainingJob:
+    """A training job started by an estimator (or found again by name with `attach`)."""
+
+    def __init__(self, name: str, output_path: str | Path):
+        self.name = name
+        self.output_path = Path(output_path).resolve()
+        self.store = JobStore(self.output_path)
+
+    @classmethod
+    def attach(cls, name: str, output_path: str | Path = "runs") -> "TrainingJob":
+        job = cls(name, output_path)
+        job.record()  # raises ValueError for an unknown name
+        return job
+
+    def __repr__(self) -> str:
+        return f"TrainingJob({self.name!r}, output_path={str(self.output_path)!r})"
+
+    # -- what is recorded -------------------------------------------------------
+    def record(self) -> JobRecord:
+        return self.store.get(self.name)
+
+    @property
+    def status(self) -> str:
+        return self.record().status
+
+    @property
+    def job_dir(self) -> JobDir:
+        return JobDir(self.output_path / self.name)
+
+    @property
+    def model_data(self) -> str:
+        """Path of the job's model artifact, output/model.tar.gz (there once the job ended)."""
+        return str(self.job_dir.model_tar)
+
+    @property
+    def log_path(self) -> str:
+        return str(self.job_dir.log)
+
+    def describe(self) -> dict[str, Any]:
+        return self.store.describe(self.name)
+
+    def metrics(self) -> dict[str, list[Optional[float]]]:
+        """{metric name: values in step order}, as parsed from the log by metric_definitions."""
+        return {name: [v for _, v in points] for name, points in self.store.metrics(self.name).items()}
+
+    # -- acting on it -----------------------------------------------------------
+    def stop(self) -> bool:
+        """Ask the job to stop: every process of it is terminated and the job recorded
+        Stopped. False when the job had already ended."""
+        return self.store.request_stop(self.name)
+
+    def logs(self, stream: Optional[TextIO] = None) -> None:
+        """Print the job's log so far."""
+        LogFollower(self.job_dir.log, stream or sys.stdout).pump()
+
+    def wait(self, logs: bool = True, stream: Optional[TextIO] = None) -> None:
+        """Block until the job ends, streaming its log when `logs`; raise when it did not
+        complete. Ctrl-C stops the waiting, not the job."""
+        follower = LogFollower(self.job_dir.log, (stream or sys.stdout) if logs else None)
+        while not self.record().done:
+            follower.pump()
+            time.sleep(WAIT_POLL_S)
+        follower.pump()
+        self.raise_for_status()
+
+    def raise_for_status(self) -> None:
+        """Raise JobFailedError (JobStoppedError for a stopped job) unless the job completed."""
+        rec = self.record()
+        if rec.status == COMPLETED or not rec.done:
+            return
+        error = JobStoppedError if rec.status == STOPPED else JobFailedError
+        raise error(self.name, rec.status, rec.failure_reason, rec.log_path)
