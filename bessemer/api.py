@@ -40,8 +40,14 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         from .compiler.optim import compile_optimizer
         compile_optimizer(optimizer, cfg)
     if isinstance(model, torch.nn.Module):
-        model.compile(backend=backend)
+        # The module's own forward is replaced by its compiled version: the module
+        # object, its parameters and its state_dict keys stay exactly the same.
+        if getattr(model.forward, "_bessemer_compiled", False):
+            return model
+        compiled = torch.compile(model.forward, backend=backend, dynamic=False)
+        compiled._bessemer_compiled = True
+        model.forward = compiled
         return model
     if callable(model):
-        return torch.compile(model, backend=backend)
+        return torch.compile(model, backend=backend, dynamic=False)
     raise ValueError(f"bessemer.compile expects an nn.Module or a function, got {type(model).__name__}")

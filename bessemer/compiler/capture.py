@@ -1,24 +1,110 @@
-"""Capture: the Dynamo backend and the AOTAutograd wiring."""
+"""Capture: the Dynamo backend and the AOTAutograd wiring.
+
+Dynamo turns the user's Python into FX graphs (graph breaks run eagerly, as
+Dynamo does); AOTAutograd traces each graph's forward and backward into ATen
+graphs with the decompositions below and splits them with the partitioner; each
+half goes through the bessemer pipeline. A graph the pipeline cannot compile
+runs eagerly, with one warning naming the cause.
+"""
 from __future__ import annotations
 
+import itertools
+import logging
+import os
+import warnings
 from typing import Optional
 
 import torch
+from torch._decomp import core_aten_decompositions, get_decompositions
 from torch._dynamo import register_backend
 from torch._dynamo.backends.common import aot_autograd
+from torch._functorch.partitioners import default_partition, min_cut_rematerialization_partition
 
 from ..config import TrainingCompilerConfig
+from .passes.pipeline import Pipeline
+
+log = logging.getLogger("bessemer")
+aten = torch.ops.aten
+
+# Composite ops we decompose so that their parts fuse (softmax, layer norm, GELU,
+# batch norm become pointwise ops and reductions). native_dropout is not in the
+# list: it is lowered by hand so its random draw is the same ATen call as eager.
+_EXTRA_DECOMPOSITIONS = [
+    aten._softmax, aten._log_softmax, aten.native_layer_norm, aten.gelu,
+    aten._native_batch_norm_legit_functional, aten._native_batch_norm_legit,
+    aten._native_batch_norm_legit_no_training, aten.native_batch_norm, aten.var_mean,
+    aten.native_group_norm, aten.hardtanh, aten.mean, aten.squeeze,
+]
+
+
+def decompositions() -> dict:
+    table = dict(core_aten_decompositions())
+    table.update(get_decompositions(_EXTRA_DECOMPOSITIONS))
+    for op in list(table):
+        name = op.overloadpacket.__name__ if isinstance(op, torch._ops.OpOverload) else str(op)
+        if name in ("native_dropout", "native_dropout_backward", "mean", "var_mean"):
+            # dropout: kept for its RNG; mean / var_mean: lowered directly
+            del table[op]
+    return table
+
+
+_graph_ids = itertools.count()
+
+
+class BessemerBackend:
+    """The compilers AOTAutograd calls for each forward and backward graph."""
+
+    def __init__(self, config: TrainingCompilerConfig):
+        self.config = config
+        self.compiled: list = []  # CompiledGraph per graph, for inspection and tests
+
+    def compiler(self, kind: str):
+        def compile_graph(gm: torch.fx.GraphModule, example_inputs):
+            gid = next(_graph_ids)
+            name = f"{kind}{gid}"
+            debug = self.config.resolved_debug_dir()
+            ddir = os.path.join(debug, f"graph_{gid:03d}_{kind}") if debug else None
+            try:
+                cg = Pipeline(self.config.resolved_cache_dir(), ddir, name).run(
+                    gm, example_inputs, self.config.fallback)
+            except Exception as e:  # noqa: BLE001 - any failure falls back to eager
+                if self.config.fallback == "error":
+                    raise
+                msg = str(e).strip().splitlines()
+                why = msg[0] if msg else type(e).__name__
+                if len(msg) > 1 and "failed" in why:
+                    why += "\n" + "\n".join(msg[1:12])
+                warnings.warn(f"bessemer: {kind} graph {name} runs eagerly ({type(e).__name__}: {why})",
+                              stacklevel=2)
+                if ddir:
+                    os.makedirs(ddir, exist_ok=True)
+                    import traceback
+                    with open(os.path.join(ddir, "fallback.txt"), "w") as f:
+                        f.write(traceback.format_exc())
+                from functorch.compile import make_boxed_func
+                return make_boxed_func(gm.forward)
+            self.compiled.append(cg)
+            fn = cg.fn
+            fn._boxed_call = True
+            return fn
+        return compile_graph
+
+    def aot(self):
+        part = min_cut_rematerialization_partition if self.config.partitioner == "min_cut" else default_partition
+        return aot_autograd(fw_compiler=self.compiler("forward"), bw_compiler=self.compiler("backward"),
+                            inference_compiler=self.compiler("inference"),
+                            decompositions=decompositions(), partition_fn=part)
 
 
 def make_backend(config: Optional[TrainingCompilerConfig] = None):
-    config = config or TrainingCompilerConfig.from_env()
-
-    def fw_compiler(gm, example_inputs):
-        return gm.forward  # replaced by the bessemer pipeline
-
-    return aot_autograd(fw_compiler=fw_compiler, bw_compiler=fw_compiler)
+    """A torch.compile backend bound to `config`."""
+    be = BessemerBackend(config or TrainingCompilerConfig.from_env())
+    fn = be.aot()
+    fn.bessemer = be  # type: ignore[attr-defined]
+    return fn
 
 
 @register_backend(name="bessemer")
 def bessemer_backend(gm, example_inputs, **kwargs):
+    """torch.compile(model, backend="bessemer"): the config comes from the environment."""
     return make_backend(TrainingCompilerConfig.from_env())(gm, example_inputs, **kwargs)

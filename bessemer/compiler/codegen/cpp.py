@@ -1,0 +1,552 @@
+"""The C++ renderer: a Schedule's kernels as OpenMP loops gcc can vectorize.
+
+A kernel is one `extern "C"` function taking one pointer per buffer it reads or
+writes. Loads and stores are linear in the loop indices (views were folded into
+index maps); adjacent loop dims are merged where every access allows it, so most
+kernels become one or two flat loops. Reduction kernels loop over rows in parallel
+and run their reductions and epilogues over each row.
+"""
+from __future__ import annotations
+
+import math
+import os
+import platform
+from dataclasses import dataclass, field
+from typing import Optional
+
+import torch
+
+from ..ir import IndexMap, Node
+from ..lowering import contiguous_strides
+from ..passes.fuse import Kernel, Schedule, member_kind, outer_map
+
+# Loops with fewer elements of work than this run on one thread: forking an OpenMP
+# team costs a few microseconds, about what 32K simple element updates take.
+PARALLEL_MIN_WORK = 32768
+
+
+class CodegenError(Exception):
+    """The renderer cannot express this graph (the graph then runs eagerly)."""
+
+
+_STORAGE = {
+    torch.float32: "float", torch.float64: "double", torch.bfloat16: "uint16_t",
+    torch.int64: "int64_t", torch.int32: "int32_t", torch.int16: "int16_t", torch.int8: "int8_t",
+    torch.uint8: "uint8_t", torch.bool: "bool",
+}
+_COMPUTE = {
+    torch.float32: "float", torch.float64: "double", torch.bfloat16: "float",
+    torch.int64: "int64_t", torch.int32: "int32_t", torch.int16: "int16_t", torch.int8: "int8_t",
+    torch.uint8: "uint8_t", torch.bool: "bool",
+}
+
+
+def storage_type(dt: torch.dtype) -> str:
+    if dt not in _STORAGE:
+        raise CodegenError(f"dtype {dt} is not supported by the C++ backend")
+    return _STORAGE[dt]
+
+
+def compute_type(dt: torch.dtype) -> str:
+    if dt not in _COMPUTE:
+        raise CodegenError(f"dtype {dt} is not supported by the C++ backend")
+    return _COMPUTE[dt]
+
+
+# math functions with a vector variant in glibc's libmvec (x86_64)
+_MVEC_F = ["expf", "logf", "sinf", "cosf", "tanhf", "erff", "erfcf", "expm1f", "log1pf", "log2f", "log10f",
+           "exp2f", "tanf", "atanf", "asinf", "acosf", "sinhf", "coshf", "asinhf", "acoshf", "atanhf"]
+_MVEC_F2 = ["powf", "atan2f"]
+
+
+def _use_mvec() -> bool:
+    return platform.machine() == "x86_64" and any(
+        os.path.exists(p) for p in ("/usr/lib/x86_64-linux-gnu/libmvec.so", "/lib/x86_64-linux-gnu/libmvec.so",
+                                    "/usr/lib64/libmvec.so"))
+
+
+def preamble() -> str:
+    lines = ["#include <cmath>", "#include <cstdint>", "#include <cstring>", "#include <algorithm>", "#include <limits>",
+             "#include <omp.h>", ""]
+    if _use_mvec():
+        lines.append('extern "C" {')
+        for f in _MVEC_F:
+            lines += ["#pragma omp declare simd notinbranch", f"float {f}(float) noexcept;"]
+        for f in _MVEC_F2:
+            lines += ["#pragma omp declare simd notinbranch", f"float {f}(float, float) noexcept;"]
+        lines.append("}")
+    lines.append(r'''
+static inline float bf16_load(uint16_t v) { uint32_t u = ((uint32_t)v) << 16; float f; std::memcpy(&f, &u, 4); return f; }
+static inline uint16_t bf16_store(float f) {
+  uint32_t u; std::memcpy(&u, &f, 4);
+  if (f != f) return (uint16_t)0x7fc0;
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+static inline float bf16_round(float f) { return bf16_load(bf16_store(f)); }
+template <typename T> static inline T maximum_(T a, T b) { return (a > b || a != a) ? a : b; }
+template <typename T> static inline T minimum_(T a, T b) { return (a < b || a != a) ? a : b; }
+template <typename T> static inline T floordiv_f(T a, T b) {
+  if (b == 0) return a / b;
+  T mod = std::fmod(a, b); T div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+  T fl;
+  if (div != 0) { fl = std::floor(div); if (div - fl > (T)0.5) fl += 1; } else { fl = std::copysign((T)0, a / b); }
+  return fl;
+}
+template <typename T> static inline T floordiv_i(T a, T b) {
+  T q = a / b; if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1; return q;
+}
+template <typename T> static inline T remainder_f(T a, T b) {
+  T m = std::fmod(a, b); if (m != 0 && ((b < 0) != (m < 0))) m += b; return m;
+}
+template <typename T> static inline T remainder_i(T a, T b) {
+  T m = a % b; if (m != 0 && ((b < 0) != (m < 0))) m += b; return m;
+}
+template <typename T> static inline T sign_(T a) { return (T)((a > 0) - (a < 0)); }
+''')
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------
+# scalar expressions
+# ------------------------------------------------------------------------------
+def literal(v, dt: torch.dtype) -> str:
+    ct = compute_type(dt)
+    if dt == torch.bool:
+        return "true" if v else "false"
+    if dt.is_floating_point:
+        v = float(v)
+        if math.isnan(v):
+            return f"(({ct})NAN)"
+        if math.isinf(v):
+            return f"(({ct})INFINITY)" if v > 0 else f"(-({ct})INFINITY)"
+        return f"(({ct}){v!r})"
+    return f"(({ct}){int(v)}LL)"
+
+
+def _fn(name: str, ct: str) -> str:
+    return name + ("f" if ct == "float" else "")
+
+
+def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) -> str:
+    ct = compute_type(n.dtype)
+    a = args[0] if args else None
+    b = args[1] if len(args) > 1 else None
+    isf = n.dtype.is_floating_point
+    in_ct = compute_type(arg_dtypes[0]) if arg_dtypes else ct
+    simple = {"add": "+", "sub": "-", "mul": "*", "div": "/", "bitwise_and": "&", "bitwise_or": "|",
+              "bitwise_xor": "^", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+              "logical_and": "&&", "logical_or": "||"}
+    if op in simple:
+        if op in ("bitwise_and", "bitwise_or", "bitwise_xor") and n.dtype == torch.bool:
+            return f"(bool)({a} {simple[op]} {b})"
+        return f"({a} {simple[op]} {b})"
+    if op == "logical_xor":
+        return f"((bool){a} != (bool){b})"
+    if op == "cast":
+        src = arg_dtypes[0]
+        if n.dtype == torch.bool:
+            return f"({a} != 0)"
+        if n.dtype == torch.bfloat16:
+            return f"bf16_round((float)({a}))"
+        return f"(({ct})({a}))"
+    if op == "where":
+        return f"({a} ? {b} : {args[2]})"
+    if op == "neg":
+        return f"(-{a})"
+    if op == "abs":
+        return f"std::abs({a})" if isf or n.dtype != torch.bool else a
+    if op == "relu":
+        return f"({a} < 0 ? ({ct})0 : {a})"
+    if op == "sigmoid":
+        return f"(({ct})1 / (({ct})1 + {_fn('exp', ct)}(-{a})))"
+    if op == "reciprocal":
+        return f"(({ct})1 / {a})"
+    if op == "rsqrt":
+        return f"(({ct})1 / {_fn('sqrt', ct)}({a}))"
+    if op == "sqrt":
+        return f"{_fn('sqrt', ct)}({a})"
+    if op in ("exp", "log", "sin", "cos", "tanh", "erf", "erfc", "expm1", "log1p", "log2", "log10", "exp2",
+              "tan", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh", "atanh", "floor", "ceil", "trunc"):
+        if not isf:
+            raise CodegenError(f"{op} on {n.dtype}")
+        return f"{_fn(op, ct)}({a})"
+    if op == "round":
+        return f"{_fn('nearbyint', ct)}({a})" if isf else a
+    if op == "frac":
+        return f"({a} - {_fn('trunc', ct)}({a}))"
+    if op == "sign":
+        return f"sign_<{ct}>({a})"
+    if op == "logical_not":
+        return f"(!{a})"
+    if op == "bitwise_not":
+        return f"(!{a})" if n.dtype == torch.bool else f"(~{a})"
+    if op == "isnan":
+        return f"({a} != {a})"
+    if op == "isinf":
+        return f"(std::isinf({a}))"
+    if op == "pow":
+        if not isf:
+            return f"(({ct})std::pow((double){a}, (double){b}))"
+        return f"{_fn('pow', ct)}({a}, {b})"
+    if op == "atan2":
+        return f"{_fn('atan2', ct)}({a}, {b})"
+    if op == "fmod":
+        return f"{_fn('fmod', ct)}({a}, {b})" if isf else f"({a} % {b})"
+    if op == "copysign":
+        return f"{_fn('copysign', ct)}({a}, {b})"
+    if op == "maximum":
+        return f"maximum_<{ct}>({a}, {b})"
+    if op == "minimum":
+        return f"minimum_<{ct}>({a}, {b})"
+    if op == "floordiv":
+        return f"floordiv_f<{ct}>({a}, {b})" if isf else f"floordiv_i<{ct}>({a}, {b})"
+    if op == "truncdiv":
+        return f"{_fn('trunc', ct)}({a} / {b})" if isf else f"({a} / {b})"
+    if op == "remainder":
+        return f"remainder_f<{ct}>({a}, {b})" if isf else f"remainder_i<{ct}>({a}, {b})"
+    raise CodegenError(f"no C++ rendering for pointwise op {op!r}")
+
+
+# ------------------------------------------------------------------------------
+# kernels
+# ------------------------------------------------------------------------------
+@dataclass
+class Lin:
+    """An address or index: sum(coef[d] * i_d) + const over the domain dims."""
+    coef: tuple
+    const: int
+
+
+@dataclass
+class KernelSource:
+    name: str
+    code: str
+    args: list[Node]          # buffers, in parameter order
+    writes: list[Node]
+
+
+class KernelWriter:
+    def __init__(self, k: Kernel, sched: Schedule):
+        self.k = k
+        self.sched = sched
+        self.D = len(k.shape)
+        self.lins: list[Lin] = []
+        self.params: dict[Node, str] = {}
+        self.tmp = 0
+        self.acc: dict[Node, str] = {}
+
+    # -- addresses ---------------------------------------------------------------
+    def _lin_token(self, coef, const) -> str:
+        self.lins.append(Lin(tuple(int(c) for c in coef), int(const)))
+        return f"@A{len(self.lins) - 1}@"
+
+    def param(self, n: Node) -> str:
+        if n not in self.params:
+            self.params[n] = f"b{len(self.params)}"
+        return self.params[n]
+
+    def layout(self, n: Node):
+        if n.kind in ("input", "extern", "getitem"):
+            return tuple(n.stride), 0
+        return contiguous_strides(n.shape), 0
+
+    def address(self, n: Node, strides, offset, m: IndexMap) -> str:
+        coef = [sum(strides[j] * m.coef[j][k] for j in range(m.in_rank)) for k in range(self.D)]
+        const = offset + sum(strides[j] * m.offset[j] for j in range(m.in_rank))
+        return self._lin_token(coef, const)
+
+    def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype) -> str:
+        addr = self.address(base, strides, offset, m)
+        ref = f"{self.param(base)}[{addr}]"
+        if dt == torch.bfloat16:
+            return f"bf16_load({ref})"
+        return ref
+
+    # -- expressions ---------------------------------------------------------------
+    def new_tmp(self) -> str:
+        self.tmp += 1
+        return f"t{self.tmp}"
+
+    def expr(self, n: Node, m: IndexMap, lines: list[str], cache: dict, top: bool = False) -> str:
+        key = (n, m)
+        if key in cache:
+            return cache[key]
+        r = self._expr(n, m, lines, cache, top)
+        cache[key] = r
+        return r
+
+    def _is_buffer(self, n: Node) -> bool:
+        return n.kind in ("input", "extern", "getitem") or n in self.sched.realized
+
+    def _expr(self, n: Node, m: IndexMap, lines, cache, top) -> str:
+        if n in self.acc and not top:
+            want = outer_map(self.k.shape, self.k.red, n.shape)
+            from ..passes.fuse import _normalize_map
+            if want is not None and _normalize_map(want, n.shape) == _normalize_map(m, n.shape):
+                return self.acc[n]
+        if not top and self._is_buffer(n):
+            st, off = self.layout(n)
+            return self.load(n, st, off, m, n.dtype)
+        if n.kind == "const":
+            return literal(n.attrs["value"], n.dtype)
+        if n.kind == "iota":
+            d = n.attrs["dim"]
+            idx = self._lin_token(m.coef[d], m.offset[d])
+            ct = compute_type(n.dtype)
+            return f"(({ct}){literal(n.attrs['start'], n.dtype)} + ({ct}){literal(n.attrs['step'], n.dtype)} * ({ct})({idx}))"
+        if n.kind == "view":
+            if "map" in n.attrs:
+                return self.expr(n.args[0], m.compose(n.attrs["map"]), lines, cache)
+            base = n.args[0]
+            if not self._is_buffer(base):
+                raise CodegenError(f"layout view of unrealized {base.name}")
+            return self.load(base, n.attrs["strides"], n.attrs["offset"], m, base.dtype)
+        if n.kind == "pointwise":
+            args = [self.expr(a, m, lines, cache) for a in n.args]
+            code = render_op(n.op, args, n, [a.dtype for a in n.args])
+            t = self.new_tmp()
+            lines.append(f"{compute_type(n.dtype)} {t} = {code};")
+            return t
+        if n.kind == "reduce":
+            raise CodegenError(f"reduction {n.name} read before it is computed")
+        raise CodegenError(f"cannot render {n.kind} {n.name}")
+
+    # -- stores ----------------------------------------------------------------------
+    def store(self, n: Node, value: str, m_to_node: IndexMap) -> str:
+        addr = self.address(n, contiguous_strides(n.shape), 0, m_to_node)
+        ref = f"{self.param(n)}[{addr}]"
+        if n.dtype == torch.bfloat16:
+            return f"{ref} = bf16_store({value});"
+        return f"{ref} = ({storage_type(n.dtype)})({value});"
+
+    # -- the kernel ----------------------------------------------------------------------
+    def render(self) -> KernelSource:
+        k = self.k
+        D = self.D
+        red = set(k.red)
+        outer_dims = [d for d in range(D) if d not in red and k.shape[d] != 1]
+        inner_dims = [d for d in range(D) if d in red and k.shape[d] != 1]
+        ident = IndexMap.identity(D)
+        body: list[str] = []        # row-level code (inside the outer loops)
+        row_cache: dict = {}
+
+        if not k.red:
+            lines: list[str] = []
+            cache: dict = {}
+            for mbr in k.members:
+                v = self.expr(mbr, ident, lines, cache, top=True)
+                lines.append(self.store(mbr, v, ident))
+                cache[(mbr, ident)] = v
+            loop_code = lines
+            return self._finish(outer_dims + inner_dims, [], loop_code, [], reduction=False)
+
+        # reduction kernel: group members into phases
+        phases: list[tuple[str, list[Node]]] = []
+        for mbr in k.members:
+            kind = member_kind(k, mbr)
+            if phases and phases[-1][0] == kind and kind != "outer" and \
+                    not any(self._depends(mbr, other) for other in phases[-1][1]):
+                phases[-1][1].append(mbr)
+            else:
+                phases.append((kind, [mbr]))
+        inner_loops: list[tuple[str, list[str], list[str]]] = []  # (pragma extra, loop lines, after lines)
+        row_code: list = []
+        for kind, mbrs in phases:
+            if kind == "reduce":
+                decl, lines, after, reds = [], [], [], []
+                cache: dict = {}
+                for r in mbrs:
+                    acc = f"acc_{r.name}"
+                    op = r.op
+                    ct = compute_type(r.dtype)
+                    at = "double" if (r.dtype.is_floating_point and op in ("sum", "prod")) else (
+                        "bool" if op == "any" else ("int64_t" if op in ("sum", "prod") else ct))
+                    init = {"sum": "0", "prod": "1", "any": "false"}.get(op)
+                    if op in ("max", "min"):
+                        init = (f"-INFINITY" if op == "max" else "INFINITY") if r.dtype.is_floating_point else \
+                            (f"std::numeric_limits<{ct}>::{'lowest' if op == 'max' else 'max'}()")
+                    decl.append(f"{at} {acc} = ({at}){init};")
+                    v = self.expr(r.args[0], ident, lines, cache)
+                    if op == "sum":
+                        lines.append(f"{acc} += ({at}){v};")
+                        reds.append(f"reduction(+:{acc})")
+                    elif op == "prod":
+                        lines.append(f"{acc} *= ({at}){v};")
+                        reds.append(f"reduction(*:{acc})")
+                    elif op == "any":
+                        lines.append(f"{acc} = {acc} || (bool){v};")
+                        reds.append(f"reduction(||:{acc})")
+                    else:
+                        cmp = ">" if op == "max" else "<"
+                        if r.dtype.is_floating_point:
+                            decl.append(f"int nan_{r.name} = 0;")
+                            lines.append(f"{acc} = ({v} {cmp} {acc}) ? {v} : {acc}; nan_{r.name} |= ({v} != {v});")
+                            reds.append(f"reduction({op}:{acc}) reduction(|:nan_{r.name})")
+                            after.append(f"if (nan_{r.name}) {acc} = NAN;")
+                        else:
+                            lines.append(f"{acc} = ({v} {cmp} {acc}) ? {v} : {acc};")
+                            reds.append(f"reduction({op}:{acc})")
+                    # the value other members read: in the reduction's own dtype
+                    self.acc[r] = f"(({ct}){acc})" if r.dtype != torch.bfloat16 else f"bf16_round((float){acc})"
+                    if r in k.stores:
+                        after.append(self.store(r, acc, self._row_map(r)))
+                row_code.append(("decl", decl))
+                row_code.append(("loop", " ".join(reds), lines))
+                row_code.append(("decl", after))
+            elif kind == "full":
+                lines, cache = [], {}
+                for mbr in mbrs:
+                    v = self.expr(mbr, ident, lines, cache, top=True)
+                    lines.append(self.store(mbr, v, ident))
+                row_code.append(("loop", "", lines))
+            else:  # per-row values
+                lines = []
+                for mbr in mbrs:
+                    rm = outer_map(k.shape, k.red, mbr.shape)
+                    v = self.expr(mbr, rm, lines, row_cache, top=True)
+                    lines.append(self.store(mbr, v, IndexMap.identity(len(mbr.shape)).compose(rm)
+                                            if False else rm))
+                row_code.append(("decl", lines))
+        return self._finish(outer_dims, inner_dims, None, row_code, reduction=True)
+
+    def _row_map(self, r: Node) -> IndexMap:
+        return outer_map(self.k.shape, self.k.red, r.shape)
+
+    def _depends(self, a: Node, b: Node) -> bool:
+        """Does member a read member b (through inlined values)?"""
+        stack, seen = [a], set()
+        while stack:
+            x = stack.pop()
+            for y in x.args:
+                if y is b:
+                    return True
+                if y in seen or (y is not a and self._is_buffer(y)) or y.kind == "reduce":
+                    continue
+                seen.add(y)
+                stack.append(y)
+        return False
+
+    # -- loops ---------------------------------------------------------------------------
+    def _merge(self, dims: list[int]) -> list[list[int]]:
+        """Merge adjacent loop dims d1, d2 when every access has coef[d1] == coef[d2] * size[d2]."""
+        groups: list[list[int]] = []
+        for d in dims:
+            if groups:
+                prev = groups[-1]
+                last = prev[-1]
+                ok = last == d - 1 or all(self.k.shape[x] == 1 for x in range(last + 1, d))
+                if ok:
+                    for lin in self.lins:
+                        if lin.coef[last] != lin.coef[d] * self.k.shape[d]:
+                            ok = False
+                            break
+                if ok:
+                    prev.append(d)
+                    continue
+            groups.append([d])
+        return groups
+
+    def _finish(self, outer_dims, inner_dims, flat_lines, row_code, reduction: bool) -> KernelSource:
+        k = self.k
+        og = self._merge(outer_dims)
+        ig = self._merge(inner_dims)
+        var_of: dict[int, tuple[str, int]] = {}   # domain dim -> (loop var, multiplier of var for dim)
+        loops_o, loops_i = [], []
+        for gi, grp in enumerate(og):
+            size = math.prod(k.shape[d] for d in grp)
+            loops_o.append((f"o{gi}", size))
+            for d in grp:
+                var_of[d] = (f"o{gi}", grp[-1])
+        for gi, grp in enumerate(ig):
+            size = math.prod(k.shape[d] for d in grp)
+            loops_i.append((f"r{gi}", size))
+            for d in grp:
+                var_of[d] = (f"r{gi}", grp[-1])
+
+        def render_lin(lin: Lin) -> str:
+            terms = {}
+            for d, c in enumerate(lin.coef):
+                if c == 0 or k.shape[d] == 1:
+                    continue
+                var, last = var_of[d]
+                if d == last:
+                    terms[var] = terms.get(var, 0) + c
+            parts = [f"{c}*{v}" if c != 1 else v for v, c in terms.items()]
+            if lin.const or not parts:
+                parts.append(str(lin.const))
+            return "(" + " + ".join(parts) + ")"
+
+        def subst(s: str) -> str:
+            out, i = [], 0
+            while True:
+                j = s.find("@A", i)
+                if j < 0:
+                    out.append(s[i:])
+                    break
+                e = s.find("@", j + 2)
+                out.append(s[i:j])
+                out.append(render_lin(self.lins[int(s[j + 2:e])]))
+                i = e + 1
+            return "".join(out)
+
+        work = math.prod(k.shape) if k.shape else 1
+        par = work >= PARALLEL_MIN_WORK
+        code: list[str] = []
+        ind = "  "
+
+        def open_loops(loops, parallel: bool, depth: int, extra: str = "") -> int:
+            for li, (v, size) in enumerate(loops):
+                pad = ind * depth
+                if li == 0 and parallel:
+                    collapse = ""
+                    if len(loops) > 1 and size < 4 * max(os.cpu_count() or 1, 1):
+                        collapse = f" collapse({len(loops)})"
+                    code.append(f"{pad}#pragma omp parallel for{collapse}")
+                elif li == len(loops) - 1 and extra is not None:
+                    code.append(f"{pad}#pragma omp simd {extra}".rstrip())
+                code.append(f"{pad}for (int64_t {v} = 0; {v} < {size}; {v}++) {{")
+                depth += 1
+            return depth
+
+        def close_loops(n, depth):
+            for _ in range(n):
+                depth -= 1
+                code.append(ind * depth + "}")
+            return depth
+
+        if not reduction:
+            simd_ok = len(loops_o) > 0
+            depth = open_loops(loops_o, par, 1, "" if simd_ok and len(loops_o) > 1 else None)
+            for ln in flat_lines:
+                code.append(ind * depth + ln)
+            close_loops(len(loops_o), depth)
+        else:
+            depth = open_loops(loops_o, par and len(loops_o) > 0, 1, None)
+            for item in row_code:
+                if item[0] == "decl":
+                    for ln in item[1]:
+                        code.append(ind * depth + ln)
+                else:
+                    _, reds, lines = item
+                    d2 = open_loops(loops_i, False, depth, reds)
+                    for ln in lines:
+                        code.append(ind * d2 + ln)
+                    close_loops(len(loops_i), d2)
+            close_loops(len(loops_o), depth)
+
+        params = []
+        for n, p in self.params.items():
+            const = "" if (n in k.stores) else "const "
+            params.append(f"{const}{storage_type(n.dtype)}* {p}")
+        head = f'extern "C" void {k.name}({", ".join(params)}) {{'
+        src = "\n".join([head] + [subst(c) for c in code] + ["}"]) + "\n"
+        return KernelSource(k.name, src, list(self.params), list(k.stores))
+
+
+def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
+    """The C++ translation unit for all kernels of a schedule."""
+    kernels = [KernelWriter(s, sched).render() for s in sched.steps if isinstance(s, Kernel)]
+    src = preamble() + "\n" + "\n".join(k.code for k in kernels)
+    return src, kernels

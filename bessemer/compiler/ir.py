@@ -1,0 +1,293 @@
+"""The bessemer IR: a graph of a few tensor primitives.
+
+Every node produces one tensor with a static shape and a dtype. The kinds:
+
+  input      a graph input (a torch tensor with known strides)
+  const      a tensor filled with one scalar
+  iota       value = start + step * index[dim]   (arange and friends)
+  pointwise  op(args...) elementwise; all args have the node's shape
+  view       args[0] read through an affine index map (permute, expand, slice,
+             select, unsqueeze, squeeze); no data moves
+  reduce     op over `dims` of args[0] (sum, max, min, prod, any)
+  extern     an ATen call that is not lowered (matmul, convolution, RNG, ...)
+  getitem    output `index` of a multi-output extern
+  output     the graph's outputs (the last node)
+
+Shapes are static: every dimension is an int. A Graph is the unit each pass
+maps to a new Graph (passes may also rewrite a graph in place and return it).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+
+Shape = tuple[int, ...]
+
+# Pointwise ops the backends know how to render, with their arity.
+UNARY_OPS = {
+    "neg", "abs", "exp", "expm1", "log", "log1p", "log2", "sqrt", "rsqrt", "sin", "cos",
+    "tanh", "sigmoid", "erf", "relu", "reciprocal", "floor", "ceil", "round", "trunc",
+    "sign", "logical_not", "bitwise_not", "isnan", "isinf", "tan", "atan", "asin", "acos",
+    "sinh", "cosh", "asinh", "acosh", "atanh", "exp2", "log10", "erfc", "frac",
+}
+BINARY_OPS = {
+    "add", "sub", "mul", "div", "floordiv", "remainder", "pow", "maximum", "minimum",
+    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "atan2", "fmod", "copysign",
+    "truncdiv",
+}
+TERNARY_OPS = {"where"}
+CAST = "cast"  # attrs: none; dtype is the node's dtype
+COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+REDUCE_OPS = {"sum", "max", "min", "prod", "any"}
+
+
+@dataclass(eq=False)
+class Node:
+    kind: str
+    args: list["Node"]
+    shape: Shape
+    dtype: torch.dtype
+    attrs: dict = field(default_factory=dict)
+    name: str = ""
+    # For inputs and externs: the strides the tensor has at run time.
+    stride: Optional[tuple[int, ...]] = None
+
+    @property
+    def op(self) -> Any:
+        return self.attrs.get("op")
+
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def __repr__(self) -> str:  # short, for error messages
+        return f"%{self.name}"
+
+
+class Graph:
+    """Nodes in topological order. The last node is the output node."""
+
+    def __init__(self, nodes: Optional[list[Node]] = None):
+        self.nodes: list[Node] = nodes or []
+        self._names = itertools.count()
+
+    # -- building -------------------------------------------------------------
+    def add(self, node: Node) -> Node:
+        if not node.name:
+            node.name = f"{_PREFIX.get(node.kind, 'v')}{next(self._names)}"
+        self.nodes.append(node)
+        return node
+
+    def input(self, shape: Shape, dtype: torch.dtype, stride: tuple[int, ...], name: str = "") -> Node:
+        return self.add(Node("input", [], tuple(shape), dtype, {}, name, tuple(stride)))
+
+    def const(self, value: Any, shape: Shape, dtype: torch.dtype) -> Node:
+        return self.add(Node("const", [], tuple(shape), dtype, {"value": _py(value, dtype)}))
+
+    def iota(self, shape: Shape, dtype: torch.dtype, dim: int, start: Any = 0, step: Any = 1) -> Node:
+        return self.add(Node("iota", [], tuple(shape), dtype, {"dim": dim, "start": start, "step": step}))
+
+    def pointwise(self, op: str, args: Sequence[Node], dtype: torch.dtype) -> Node:
+        shape = args[0].shape
+        for a in args:
+            if a.shape != shape:
+                raise ValueError(f"pointwise {op}: shapes differ {[x.shape for x in args]}")
+        return self.add(Node("pointwise", list(args), shape, dtype, {"op": op}))
+
+    def cast(self, x: Node, dtype: torch.dtype) -> Node:
+        if x.dtype == dtype:
+            return x
+        return self.add(Node("pointwise", [x], x.shape, dtype, {"op": CAST}))
+
+    def view(self, x: Node, shape: Shape, imap: "IndexMap", what: str) -> Node:
+        return self.add(Node("view", [x], tuple(shape), x.dtype, {"map": imap, "what": what}))
+
+    def reduce(self, op: str, x: Node, dims: Sequence[int], keepdim: bool, dtype: torch.dtype) -> Node:
+        dims = tuple(sorted(d % max(len(x.shape), 1) for d in dims)) if x.shape else ()
+        shape = tuple((1 if i in dims else s) for i, s in enumerate(x.shape)) if keepdim else \
+            tuple(s for i, s in enumerate(x.shape) if i not in dims)
+        return self.add(Node("reduce", [x], shape, dtype, {"op": op, "dims": dims, "keepdim": keepdim}))
+
+    def extern(self, target: Callable, args: list, kwargs: dict, shape: Shape, dtype: torch.dtype,
+               stride: Optional[tuple[int, ...]], n_outputs: int = 0, out_meta: Any = None) -> Node:
+        """An ATen call. `args`/`kwargs` may contain Nodes (at any nesting in lists)."""
+        deps = [a for a in _flatten((args, kwargs)) if isinstance(a, Node)]
+        return self.add(Node("extern", deps, tuple(shape), dtype,
+                             {"target": target, "args": args, "kwargs": kwargs, "n_outputs": n_outputs,
+                              "out_meta": out_meta}, stride=stride))
+
+    def getitem(self, x: Node, index: int, shape: Shape, dtype: torch.dtype, stride) -> Node:
+        return self.add(Node("getitem", [x], tuple(shape), dtype, {"index": index}, stride=tuple(stride)))
+
+    def output(self, outs: list) -> Node:
+        deps = [o for o in outs if isinstance(o, Node)]
+        return self.add(Node("output", deps, (), torch.float32, {"outs": outs}))
+
+    # -- queries --------------------------------------------------------------
+    @property
+    def output_node(self) -> Node:
+        return self.nodes[-1]
+
+    def users(self) -> dict[Node, list[Node]]:
+        u: dict[Node, list[Node]] = {n: [] for n in self.nodes}
+        for n in self.nodes:
+            for a in n.args:
+                u[a].append(n)
+        return u
+
+    def replace_uses(self, mapping: dict[Node, Node]) -> None:
+        """Rewrite every use of a key node to its value (chains are followed)."""
+        if not mapping:
+            return
+
+        def res(x):
+            seen = 0
+            while x in mapping and seen < 1000:
+                x = mapping[x]
+                seen += 1
+            return x
+
+        for n in self.nodes:
+            n.args = [res(a) if isinstance(a, Node) else a for a in n.args]
+            if n.kind == "extern":
+                n.attrs["args"] = _map_nodes(n.attrs["args"], res)
+                n.attrs["kwargs"] = _map_nodes(n.attrs["kwargs"], res)
+            if n.kind == "output":
+                n.attrs["outs"] = [res(o) if isinstance(o, Node) else o for o in n.attrs["outs"]]
+
+    def format(self) -> str:
+        lines = []
+        for n in self.nodes:
+            lines.append(format_node(n))
+        return "\n".join(lines) + "\n"
+
+
+_PREFIX = {"input": "in", "const": "c", "iota": "iota", "pointwise": "p", "view": "v",
+           "reduce": "r", "extern": "ext", "getitem": "g", "output": "out"}
+
+
+def format_node(n: Node) -> str:
+    dt = str(n.dtype).replace("torch.", "")
+    args = ", ".join(f"%{a.name}" for a in n.args)
+    if n.kind == "pointwise":
+        body = f"{n.op}({args})"
+    elif n.kind == "const":
+        body = f"const({n.attrs['value']!r})"
+    elif n.kind == "iota":
+        body = f"iota(dim={n.attrs['dim']}, start={n.attrs['start']}, step={n.attrs['step']})"
+    elif n.kind == "view":
+        body = f"view.{n.attrs['what']}({args}) {n.attrs['map']}"
+    elif n.kind == "reduce":
+        body = f"{n.op}({args}, dims={list(n.attrs['dims'])}, keepdim={n.attrs['keepdim']})"
+    elif n.kind == "extern":
+        body = f"extern {target_name(n.attrs['target'])}({_fmt_args(n.attrs['args'])}" + \
+               (f", {n.attrs['kwargs']}" if n.attrs["kwargs"] else "") + ")"
+    elif n.kind == "getitem":
+        body = f"{args}[{n.attrs['index']}]"
+    elif n.kind == "output":
+        return f"return ({_fmt_args(n.attrs['outs'])})"
+    elif n.kind == "input":
+        body = f"input stride={list(n.stride)}"
+    else:
+        body = n.kind
+    return f"%{n.name}: {dt}{list(n.shape)} = {body}"
+
+
+def _fmt_args(args) -> str:
+    def f(a):
+        if isinstance(a, Node):
+            return f"%{a.name}"
+        if isinstance(a, (list, tuple)):
+            return "[" + ", ".join(f(x) for x in a) + "]"
+        return repr(a)
+    return ", ".join(f(a) for a in args)
+
+
+def target_name(t) -> str:
+    return str(getattr(t, "__name__", None) or t) if not isinstance(t, torch._ops.OpOverload) else str(t)
+
+
+def _flatten(x):
+    if isinstance(x, (list, tuple)):
+        for y in x:
+            yield from _flatten(y)
+    elif isinstance(x, dict):
+        for y in x.values():
+            yield from _flatten(y)
+    else:
+        yield x
+
+
+def _map_nodes(x, fn):
+    if isinstance(x, Node):
+        return fn(x)
+    if isinstance(x, list):
+        return [_map_nodes(y, fn) for y in x]
+    if isinstance(x, tuple):
+        return tuple(_map_nodes(y, fn) for y in x)
+    if isinstance(x, dict):
+        return {k: _map_nodes(v, fn) for k, v in x.items()}
+    return x
+
+
+def _py(value: Any, dtype: torch.dtype) -> Any:
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    if dtype == torch.bool:
+        return bool(value)
+    if dtype.is_floating_point:
+        return float(value)
+    return int(value)
+
+
+# --------------------------------------------------------------------------------------
+# Affine index maps: how a view reads its argument.
+# in_index[j] = sum_k coef[j][k] * out_index[k] + offset[j]
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class IndexMap:
+    coef: tuple[tuple[int, ...], ...]   # [in_rank][out_rank]
+    offset: tuple[int, ...]             # [in_rank]
+    out_rank: int
+
+    @staticmethod
+    def identity(rank: int) -> "IndexMap":
+        return IndexMap(tuple(tuple(int(i == k) for k in range(rank)) for i in range(rank)), (0,) * rank, rank)
+
+    @property
+    def in_rank(self) -> int:
+        return len(self.offset)
+
+    def compose(self, inner: "IndexMap") -> "IndexMap":
+        """self maps out->mid; inner maps mid->in. Result maps out->in."""
+        out_rank = self.out_rank
+        coef = []
+        off = []
+        for j in range(inner.in_rank):
+            row = [0] * out_rank
+            o = inner.offset[j]
+            for m in range(self.in_rank):
+                c = inner.coef[j][m]
+                if c:
+                    for k in range(out_rank):
+                        row[k] += c * self.coef[m][k]
+                    o += c * self.offset[m]
+            coef.append(tuple(row))
+            off.append(o)
+        return IndexMap(tuple(coef), tuple(off), out_rank)
+
+    def is_identity(self) -> bool:
+        return self.out_rank == self.in_rank and self == IndexMap.identity(self.in_rank)
+
+    def __str__(self) -> str:
+        return "{" + "; ".join(
+            " + ".join([f"{c}*i{k}" if c != 1 else f"i{k}" for k, c in enumerate(row) if c] +
+                       ([str(o)] if o else [])) or "0"
+            for row, o in zip(self.coef, self.offset)) + "}"
+

@@ -1,0 +1,759 @@
+"""Lowering: ATen FX graph -> bessemer IR.
+
+One table, LOWERINGS, says how each ATen op becomes IR primitives. An op that is
+not in it runs as an `extern` node: a call into ATen from the generated program.
+Ops in EXTERN_BY_DESIGN are left to ATen on purpose (they are heavy, or random,
+or data-dependent); any other op without a lowering also runs through ATen and is
+reported once by name, so a missing lowering is visible but never fatal.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import operator
+import warnings
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+import torch.fx
+
+from .ir import Graph, IndexMap, Node
+
+aten = torch.ops.aten
+log = logging.getLogger("bessemer")
+
+
+class Unsupported(Exception):
+    """A lowering cannot handle these arguments: the op runs as an extern instead."""
+
+
+# Ops that run in ATen on purpose.
+EXTERN_BY_DESIGN = {
+    "mm", "bmm", "addmm", "baddbmm", "convolution", "convolution_backward", "embedding",
+    "embedding_dense_backward", "_scaled_dot_product_flash_attention_for_cpu",
+    "_scaled_dot_product_flash_attention_for_cpu_backward", "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_efficient_attention_backward", "native_dropout", "bernoulli", "rand",
+    "randn", "rand_like", "randn_like", "randint", "cat", "gather", "scatter", "scatter_add",
+    "index", "index_put", "index_select", "sort", "topk", "cumsum", "max_pool2d_with_indices",
+    "max_pool2d_with_indices_backward", "avg_pool2d", "avg_pool2d_backward", "constant_pad_nd",
+    "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "copy_", "max", "min", "argmax",
+    "argmin", "masked_fill", "nonzero", "repeat", "_unsafe_index", "_unsafe_index_put",
+    "scatter_reduce", "index_add", "_local_scalar_dense", "select_scatter", "slice_scatter",
+    "as_strided", "diagonal", "upsample_nearest2d", "upsample_bilinear2d", "_to_copy",
+    "cumprod", "full", "empty_strided", "empty", "new_zeros", "new_empty", "clone",
+}
+_reported: set[str] = set()
+
+
+def op_name(target) -> str:
+    if isinstance(target, torch._ops.OpOverload):
+        return target.overloadpacket.__name__
+    return getattr(target, "__name__", str(target))
+
+
+# ----------------------------------------------------------------------------------
+# helpers used by the lowerings
+# ----------------------------------------------------------------------------------
+def is_node(x) -> bool:
+    return isinstance(x, Node)
+
+
+def broadcast(g: Graph, x: Node, shape: tuple) -> Node:
+    """x read as if expanded to `shape` (numpy broadcasting)."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    r, R = len(x.shape), len(shape)
+    if r > R:
+        raise Unsupported(f"cannot broadcast {x.shape} to {shape}")
+    coef = []
+    for j in range(r):
+        k = j + R - r
+        if x.shape[j] == shape[k]:
+            coef.append(tuple(int(m == k) for m in range(R)))
+        elif x.shape[j] == 1:
+            coef.append((0,) * R)
+        else:
+            raise Unsupported(f"cannot broadcast {x.shape} to {shape}")
+    return g.view(x, shape, IndexMap(tuple(coef), (0,) * r, R), "expand")
+
+
+def as_node(g: Graph, x: Any, shape: tuple, dtype: torch.dtype) -> Node:
+    if is_node(x):
+        return broadcast(g, g.cast(x, dtype), shape) if x.dtype != dtype else broadcast(g, x, shape)
+    return g.const(x, shape, dtype)
+
+
+def _shape_of(x) -> tuple:
+    return x.shape if is_node(x) else ()
+
+
+def pointwise(g: Graph, op: str, args: Sequence[Any], out_dtype: torch.dtype,
+              compute: Optional[torch.dtype] = None) -> Node:
+    """An elementwise op with broadcasting; args are cast to the compute dtype."""
+    compute = compute or out_dtype
+    shape = tuple(torch.broadcast_shapes(*[_shape_of(a) for a in args]))
+    nodes = [as_node(g, a, shape, compute) for a in args]
+    return g.cast(g.pointwise(op, nodes, compute), out_dtype)
+
+
+def promote(*args) -> torch.dtype:
+    """ATen's type promotion for tensor args (Python scalars only lift the category)."""
+    tensors = [a for a in args if is_node(a)]
+    dims = [a for a in tensors if a.shape]
+    zero_d = [a for a in tensors if not a.shape]
+    dt = None
+    for group in (dims, zero_d):
+        for a in group:
+            dt = a.dtype if dt is None else torch.promote_types(dt, a.dtype)
+        if dt is not None and group is dims and zero_d:
+            # 0-dim tensors only participate when they are a higher category
+            for a in zero_d:
+                if _category(a.dtype) > _category(dt):
+                    dt = torch.promote_types(dt, a.dtype) if a.dtype.is_floating_point else a.dtype
+            break
+    if dt is None:
+        dt = torch.get_default_dtype()
+    for a in args:
+        if not is_node(a):
+            if isinstance(a, bool):
+                continue
+            if isinstance(a, float) and not dt.is_floating_point:
+                dt = torch.get_default_dtype()
+            elif isinstance(a, int) and dt == torch.bool:
+                dt = torch.int64
+    return dt
+
+
+def _category(dt: torch.dtype) -> int:
+    if dt == torch.bool:
+        return 0
+    if dt.is_floating_point:
+        return 2
+    return 1
+
+
+def reduce(g: Graph, op: str, x: Node, dims, keepdim: bool, out_dtype: torch.dtype) -> Node:
+    rank = len(x.shape)
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        dims = list(range(rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    dims = [d % rank for d in dims] if rank else []
+    x = g.cast(x, out_dtype) if op != "any" else g.cast(x, torch.bool)
+    if not dims:  # reducing a 0-dim tensor is the identity
+        return g.cast(x, out_dtype)
+    return g.cast(g.reduce(op, x, dims, keepdim, x.dtype), out_dtype)
+
+
+def contiguous_strides(shape) -> tuple:
+    st, acc = [], 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st))
+
+
+def layout_of(x: Node):
+    """(base buffer node, strides, offset) when x reads memory through views only."""
+    if x.kind in ("input", "extern", "getitem"):
+        return x, tuple(x.stride), 0
+    if x.kind == "view" and "strides" in x.attrs:
+        return x.args[0], x.attrs["strides"], x.attrs["offset"]
+    if x.kind == "view":
+        inner = layout_of(x.args[0])
+        if inner is None:
+            return None
+        base, st, off = inner
+        m: IndexMap = x.attrs["map"]
+        new = [sum(st[j] * m.coef[j][k] for j in range(m.in_rank)) for k in range(m.out_rank)]
+        return base, tuple(new), off + sum(st[j] * m.offset[j] for j in range(m.in_rank))
+    return None
+
+
+def reinterpret(g: Graph, base: Node, shape, strides, offset, what: str) -> Node:
+    return g.add(Node("view", [base], tuple(shape), base.dtype,
+                      {"strides": tuple(strides), "offset": int(offset), "what": what}))
+
+
+def reshape(g: Graph, x: Node, shape) -> Node:
+    shape = tuple(int(s) for s in shape)
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        shape = tuple((x.numel() // max(known, 1)) if s == -1 else s for s in shape)
+    if shape == x.shape:
+        return x
+    # Only inserting/removing size-1 dims: an index map, no memory needed.
+    if [s for s in shape if s != 1] == [s for s in x.shape if s != 1]:
+        src = [i for i, s in enumerate(x.shape) if s != 1]
+        dst = [k for k, s in enumerate(shape) if s != 1]
+        R = len(shape)
+        coef = [[0] * R for _ in x.shape]
+        for i, k in zip(src, dst):
+            coef[i][k] = 1
+        return g.view(x, shape, IndexMap(tuple(map(tuple, coef)), (0,) * len(x.shape), R), "reshape")
+    lay = layout_of(x)
+    if lay is not None:
+        base, st, off = lay
+        meta = torch.empty_strided(x.shape, st, device="meta")
+        try:
+            v = meta.view(shape)
+            return reinterpret(g, base, shape, v.stride(), off, "reshape")
+        except RuntimeError:
+            pass
+    # A computed value (or a layout view cannot express): the fusion pass realizes
+    # `x` as a contiguous buffer and this view reads it.
+    return reinterpret(g, x, shape, contiguous_strides(shape), 0, "reshape")
+
+
+def permute(g: Graph, x: Node, dims) -> Node:
+    rank = len(x.shape)
+    dims = [d % rank for d in dims]
+    if dims == list(range(rank)):
+        return x
+    coef = [[0] * rank for _ in range(rank)]
+    for k, d in enumerate(dims):
+        coef[d][k] = 1
+    return g.view(x, tuple(x.shape[d] for d in dims), IndexMap(tuple(map(tuple, coef)), (0,) * rank, rank),
+                  "permute")
+
+
+def slice_(g: Graph, x: Node, dim: int, start, end, step: int) -> Node:
+    rank = len(x.shape)
+    dim %= rank
+    n = x.shape[dim]
+    start = 0 if start is None else start
+    end = n if end is None else end
+    start = max(0, min(n, start + n if start < 0 else start))
+    end = max(start, min(n, end + n if end < 0 else end))
+    length = (end - start + step - 1) // step
+    if start == 0 and length == n and step == 1:
+        return x
+    coef = [tuple((step if (j == dim and k == dim) else int(j == k)) for k in range(rank)) for j in range(rank)]
+    off = tuple(start if j == dim else 0 for j in range(rank))
+    shape = tuple(length if j == dim else s for j, s in enumerate(x.shape))
+    return g.view(x, shape, IndexMap(tuple(coef), off, rank), "slice")
+
+
+def select(g: Graph, x: Node, dim: int, index: int) -> Node:
+    rank = len(x.shape)
+    dim %= rank
+    index = index + x.shape[dim] if index < 0 else index
+    R = rank - 1
+    coef, off = [], []
+    k = 0
+    for j in range(rank):
+        if j == dim:
+            coef.append((0,) * R)
+            off.append(index)
+        else:
+            coef.append(tuple(int(m == k) for m in range(R)))
+            off.append(0)
+            k += 1
+    shape = tuple(s for j, s in enumerate(x.shape) if j != dim)
+    return g.view(x, shape, IndexMap(tuple(coef), tuple(off), R), "select")
+
+
+# ----------------------------------------------------------------------------------
+# The table
+# ----------------------------------------------------------------------------------
+LOWERINGS: dict[Any, Callable] = {}
+
+
+def lowers(*ops):
+    def deco(fn):
+        for op in ops:
+            LOWERINGS[op] = fn
+        return fn
+    return deco
+
+
+def _unary(name: str, float_only: bool = True):
+    def fn(L, node, x):
+        out = L.dtype(node)
+        return pointwise(L.g, name, [x], out, out if (float_only or out == x.dtype) else x.dtype)
+    return fn
+
+
+for _name, _ops in {
+    "neg": [aten.neg.default], "abs": [aten.abs.default], "exp": [aten.exp.default],
+    "expm1": [aten.expm1.default], "log": [aten.log.default], "log1p": [aten.log1p.default],
+    "log2": [aten.log2.default], "sqrt": [aten.sqrt.default], "rsqrt": [aten.rsqrt.default],
+    "sin": [aten.sin.default], "cos": [aten.cos.default], "tanh": [aten.tanh.default],
+    "sigmoid": [aten.sigmoid.default], "erf": [aten.erf.default], "relu": [aten.relu.default],
+    "reciprocal": [aten.reciprocal.default], "floor": [aten.floor.default], "ceil": [aten.ceil.default],
+    "round": [aten.round.default], "trunc": [aten.trunc.default], "sign": [aten.sign.default],
+    "tan": [aten.tan.default], "atan": [aten.atan.default], "asin": [aten.asin.default],
+    "acos": [aten.acos.default], "sinh": [aten.sinh.default], "cosh": [aten.cosh.default],
+    "exp2": [aten.exp2.default], "log10": [aten.log10.default], "erfc": [aten.erfc.default],
+    "bitwise_not": [aten.bitwise_not.default],
+}.items():
+    lowers(*_ops)(_unary(_name))
+
+
+@lowers(aten.logical_not.default)
+def _logical_not(L, node, x):
+    return pointwise(L.g, "logical_not", [L.g.cast(x, torch.bool)], torch.bool, torch.bool)
+
+
+@lowers(aten.isnan.default, aten.isinf.default)
+def _isx(L, node, x):
+    return pointwise(L.g, op_name(node.target), [x], torch.bool, x.dtype)
+
+
+def _binary(name: str, compare: bool = False):
+    def fn(L, node, a, b, alpha=None, **kw):
+        out = L.dtype(node)
+        if alpha is not None and alpha != 1:
+            b = pointwise(L.g, "mul", [b, alpha], promote(b, alpha) if is_node(b) else out)
+        compute = promote(a, b) if compare else out
+        return pointwise(L.g, name, [a, b], out, compute)
+    return fn
+
+
+for _name, _ops in {
+    "add": [aten.add.Tensor, aten.add.Scalar], "sub": [aten.sub.Tensor, aten.sub.Scalar],
+    "mul": [aten.mul.Tensor, aten.mul.Scalar], "div": [aten.div.Tensor, aten.div.Scalar],
+    "pow": [aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor, aten.pow.Scalar],
+    "maximum": [aten.maximum.default], "minimum": [aten.minimum.default],
+    "remainder": [aten.remainder.Tensor, aten.remainder.Scalar], "fmod": [aten.fmod.Tensor, aten.fmod.Scalar],
+    "atan2": [aten.atan2.default], "copysign": [aten.copysign.Tensor],
+    "bitwise_and": [aten.bitwise_and.Tensor, aten.bitwise_and.Scalar],
+    "bitwise_or": [aten.bitwise_or.Tensor, aten.bitwise_or.Scalar],
+    "bitwise_xor": [aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar],
+}.items():
+    lowers(*_ops)(_binary(_name))
+
+for _name, _ops in {
+    "eq": [aten.eq.Tensor, aten.eq.Scalar], "ne": [aten.ne.Tensor, aten.ne.Scalar],
+    "lt": [aten.lt.Tensor, aten.lt.Scalar], "le": [aten.le.Tensor, aten.le.Scalar],
+    "gt": [aten.gt.Tensor, aten.gt.Scalar], "ge": [aten.ge.Tensor, aten.ge.Scalar],
+}.items():
+    lowers(*_ops)(_binary(_name, compare=True))
+
+
+@lowers(aten.logical_and.default, aten.logical_or.default, aten.logical_xor.default)
+def _logical(L, node, a, b):
+    g = L.g
+    return pointwise(g, op_name(node.target), [g.cast(a, torch.bool) if is_node(a) else bool(a),
+                                               g.cast(b, torch.bool) if is_node(b) else bool(b)],
+                     torch.bool, torch.bool)
+
+
+@lowers(aten.div.Tensor_mode, aten.div.Scalar_mode)
+def _div_mode(L, node, a, b, rounding_mode=None):
+    out = L.dtype(node)
+    if rounding_mode is None:
+        return pointwise(L.g, "div", [a, b], out)
+    compute = promote(a, b)
+    op = "floordiv" if rounding_mode == "floor" else "truncdiv"
+    return pointwise(L.g, op, [a, b], out, compute)
+
+
+@lowers(aten.rsub.Scalar, aten.rsub.Tensor)
+def _rsub(L, node, a, b, alpha=1):
+    out = L.dtype(node)
+    if alpha != 1:
+        a = pointwise(L.g, "mul", [a, alpha], out)
+    return pointwise(L.g, "sub", [b, a], out)
+
+
+@lowers(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
+def _where(L, node, c, a, b):
+    out = L.dtype(node)
+    g = L.g
+    shape = tuple(torch.broadcast_shapes(_shape_of(c), _shape_of(a), _shape_of(b)))
+    cn = as_node(g, c, shape, torch.bool)
+    return g.cast(g.pointwise("where", [cn, as_node(g, a, shape, out), as_node(g, b, shape, out)], out), out)
+
+
+@lowers(aten.clamp.default, aten.clamp.Tensor)
+def _clamp(L, node, x, lo=None, hi=None):
+    out = L.dtype(node)
+    r = x
+    if lo is not None:
+        r = pointwise(L.g, "maximum", [r, lo], out)
+    if hi is not None:
+        r = pointwise(L.g, "minimum", [r, hi], out)
+    return L.g.cast(r, out)
+
+
+@lowers(aten.clamp_min.default, aten.clamp_min.Tensor)
+def _clamp_min(L, node, x, lo):
+    return pointwise(L.g, "maximum", [x, lo], L.dtype(node))
+
+
+@lowers(aten.clamp_max.default, aten.clamp_max.Tensor)
+def _clamp_max(L, node, x, hi):
+    return pointwise(L.g, "minimum", [x, hi], L.dtype(node))
+
+
+@lowers(aten.hardtanh.default)
+def _hardtanh(L, node, x, lo=-1.0, hi=1.0):
+    return _clamp(L, node, x, lo, hi)
+
+
+@lowers(aten.leaky_relu.default)
+def _leaky_relu(L, node, x, slope=0.01):
+    g, out = L.g, L.dtype(node)
+    return pointwise(g, "where", [pointwise(g, "gt", [x, 0], torch.bool, out), x,
+                                  pointwise(g, "mul", [x, slope], out)], out)
+
+
+@lowers(aten.threshold_backward.default)
+def _threshold_backward(L, node, grad, x, threshold):
+    g, out = L.g, L.dtype(node)
+    return pointwise(g, "where", [pointwise(g, "le", [x, threshold], torch.bool, x.dtype), 0.0, grad], out)
+
+
+@lowers(aten.sigmoid_backward.default)
+def _sigmoid_backward(L, node, grad, y):
+    g, out = L.g, L.dtype(node)
+    one_minus = pointwise(g, "sub", [1.0, y], out)
+    return pointwise(g, "mul", [grad, pointwise(g, "mul", [y, one_minus], out)], out)
+
+
+@lowers(aten.tanh_backward.default)
+def _tanh_backward(L, node, grad, y):
+    g, out = L.g, L.dtype(node)
+    return pointwise(g, "mul", [grad, pointwise(g, "sub", [1.0, pointwise(g, "mul", [y, y], out)], out)], out)
+
+
+@lowers(aten.fill.Scalar)
+def _fill(L, node, x, value):
+    return L.g.const(value, x.shape, L.dtype(node))
+
+
+@lowers(aten.full.default)
+def _full(L, node, size, value, **kw):
+    return L.g.const(value, tuple(size), L.dtype(node))
+
+
+@lowers(aten.full_like.default, aten.zeros_like.default, aten.ones_like.default, aten.empty_like.default)
+def _full_like(L, node, x, value=None, **kw):
+    name = op_name(node.target)
+    value = {"zeros_like": 0, "ones_like": 1, "empty_like": 0}.get(name, value)
+    return L.g.const(value, x.shape, L.dtype(node))
+
+
+@lowers(aten.zeros.default, aten.ones.default)
+def _zeros(L, node, size, **kw):
+    return L.g.const(0 if op_name(node.target) == "zeros" else 1, tuple(size), L.dtype(node))
+
+
+@lowers(aten.scalar_tensor.default)
+def _scalar_tensor(L, node, value, **kw):
+    return L.g.const(value, (), L.dtype(node))
+
+
+@lowers(aten.arange.start_step, aten.arange.default, aten.arange.start)
+def _arange(L, node, *args, **kw):
+    out = L.dtype(node)
+    n = L.shape(node)[0]
+    if op_name(node.target) == "arange" and len(args) == 1:
+        start, step = 0, 1
+    else:
+        start = args[0]
+        step = args[2] if len(args) > 2 else kw.get("step", 1)
+    return L.g.iota((n,), out, 0, start, step)
+
+
+@lowers(aten._to_copy.default)
+def _to_copy(L, node, x, dtype=None, **kw):
+    dev = kw.get("device")
+    if dev is not None and torch.device(dev) != L.device:
+        raise Unsupported("device transfer")
+    if kw.get("memory_format") not in (None, torch.preserve_format, torch.contiguous_format):
+        raise Unsupported("memory format")
+    return L.g.cast(x, L.dtype(node)) if x.dtype != L.dtype(node) else L.copy(x)
+
+
+@lowers(aten.clone.default)
+def _clone(L, node, x, memory_format=None):
+    if memory_format not in (None, torch.preserve_format, torch.contiguous_format):
+        raise Unsupported("memory format")
+    return L.copy(x)
+
+
+@lowers(aten.alias.default, aten.lift_fresh_copy.default, aten.detach.default)
+def _alias(L, node, x):
+    return x
+
+
+@lowers(aten.copy.default)
+def _copy(L, node, dst, src, non_blocking=False):
+    return L.g.cast(broadcast(L.g, src, dst.shape), dst.dtype) if src.dtype != dst.dtype else \
+        L.copy(broadcast(L.g, src, dst.shape))
+
+
+# views --------------------------------------------------------------------------
+@lowers(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+def _view(L, node, x, size):
+    return reshape(L.g, x, size)
+
+
+@lowers(aten.permute.default)
+def _permute(L, node, x, dims):
+    return permute(L.g, x, dims)
+
+
+@lowers(aten.t.default)
+def _t(L, node, x):
+    return permute(L.g, x, [1, 0]) if len(x.shape) == 2 else x
+
+
+@lowers(aten.transpose.int)
+def _transpose(L, node, x, d0, d1):
+    rank = len(x.shape)
+    dims = list(range(rank))
+    dims[d0 % rank], dims[d1 % rank] = dims[d1 % rank], dims[d0 % rank]
+    return permute(L.g, x, dims)
+
+
+@lowers(aten.expand.default)
+def _expand(L, node, x, size, implicit=False):
+    size = list(size)
+    off = len(size) - len(x.shape)
+    size = [x.shape[i - off] if s == -1 else s for i, s in enumerate(size)]
+    return broadcast(L.g, x, tuple(size))
+
+
+@lowers(aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default)
+def _squeeze(L, node, x, *dims):
+    return reshape(L.g, x, L.shape(node))
+
+
+@lowers(aten.slice.Tensor)
+def _slice(L, node, x, dim=0, start=None, end=None, step=1):
+    return slice_(L.g, x, dim, start, end, step)
+
+
+@lowers(aten.select.int)
+def _select(L, node, x, dim, index):
+    return select(L.g, x, dim, index)
+
+
+@lowers(aten.split.Tensor, aten.split_with_sizes.default)
+def _split(L, node, x, sizes, dim=0):
+    dim %= len(x.shape)
+    if isinstance(sizes, int):
+        n = x.shape[dim]
+        sizes = [min(sizes, n - i) for i in range(0, n, sizes)]
+    outs, start = [], 0
+    for s in sizes:
+        outs.append(slice_(L.g, x, dim, start, start + s, 1))
+        start += s
+    return tuple(outs)
+
+
+@lowers(aten.unbind.int)
+def _unbind(L, node, x, dim=0):
+    return tuple(select(L.g, x, dim, i) for i in range(x.shape[dim % len(x.shape)]))
+
+
+# reductions ---------------------------------------------------------------------
+@lowers(aten.sum.dim_IntList, aten.sum.default)
+def _sum(L, node, x, dims=None, keepdim=False, dtype=None):
+    return reduce(L.g, "sum", x, dims, keepdim, L.dtype(node))
+
+
+@lowers(aten.prod.dim_int, aten.prod.default)
+def _prod(L, node, x, dim=None, keepdim=False, dtype=None):
+    return reduce(L.g, "prod", x, dim, keepdim, L.dtype(node))
+
+
+@lowers(aten.mean.dim, aten.mean.default)
+def _mean(L, node, x, dims=None, keepdim=False, dtype=None):
+    out = L.dtype(node)
+    s = reduce(L.g, "sum", x, dims, keepdim, out)
+    n = max(x.numel() // max(s.numel(), 1), 1)
+    return pointwise(L.g, "div", [s, float(n)], out)
+
+
+@lowers(aten.amax.default, aten.amin.default)
+def _amax(L, node, x, dims=(), keepdim=False):
+    return reduce(L.g, "max" if op_name(node.target) == "amax" else "min", x, dims, keepdim, L.dtype(node))
+
+
+@lowers(aten.any.dim, aten.any.dims, aten.any.default)
+def _any(L, node, x, dims=None, keepdim=False):
+    return reduce(L.g, "any", x, dims, keepdim, torch.bool)
+
+
+def _var(L, x, dims, correction, keepdim, out):
+    g = L.g
+    rank = len(x.shape)
+    dims = list(range(rank)) if not dims else [d % rank for d in ([dims] if isinstance(dims, int) else dims)]
+    n = math.prod(x.shape[d] for d in dims)
+    xs = g.cast(x, out)
+    mean_k = pointwise(g, "div", [reduce(g, "sum", xs, dims, True, out), float(n)], out)
+    d = pointwise(g, "sub", [xs, mean_k], out)
+    ss = reduce(g, "sum", pointwise(g, "mul", [d, d], out), dims, keepdim, out)
+    denom = max(n - (1 if correction is None else correction), 0)
+    var = pointwise(g, "div", [ss, float(denom)], out)
+    mean = mean_k if keepdim else reshape(g, mean_k, var.shape)
+    return var, mean
+
+
+@lowers(aten.var.correction)
+def _var_c(L, node, x, dims=None, correction=None, keepdim=False):
+    return _var(L, x, dims, correction, keepdim, L.dtype(node))[0]
+
+
+@lowers(aten.var_mean.correction)
+def _var_mean(L, node, x, dims=None, correction=None, keepdim=False):
+    return _var(L, x, dims, correction, keepdim, L.dtype(node))
+
+
+# dropout: the random draw stays in ATen (the same generator calls as eager, so the
+# same mask for the same seed); scaling and masking are pointwise and fuse.
+@lowers(aten.native_dropout.default)
+def _native_dropout(L, node, x, p, train):
+    g = L.g
+    if not train or p == 0:
+        return L.copy(x), g.const(True, x.shape, torch.bool)
+    p1m = 1.0 - p
+    draw = g.extern(_bernoulli_like, [x, p1m], {}, x.shape, x.dtype, contiguous_strides(x.shape))
+    scale = 0.0 if p1m == 0 else 1.0 / p1m
+    out = pointwise(g, "mul", [pointwise(g, "mul", [x, draw], x.dtype), scale], x.dtype)
+    mask = pointwise(g, "ne", [draw, 0.0], torch.bool, x.dtype)
+    return out, mask
+
+
+def _bernoulli_like(x: torch.Tensor, p: float) -> torch.Tensor:
+    return torch.empty_like(x, memory_format=torch.contiguous_format).bernoulli_(p)
+
+
+@lowers(aten.native_dropout_backward.default)
+def _native_dropout_backward(L, node, grad, mask, scale):
+    out = L.dtype(node)
+    g = L.g
+    return pointwise(g, "mul", [pointwise(g, "mul", [grad, g.cast(mask, out)], out), scale], out)
+
+
+@lowers(aten.gelu.default)
+def _gelu(L, node, x, approximate="none"):
+    g, out = L.g, L.dtype(node)
+    if approximate == "tanh":
+        k = math.sqrt(2.0 / math.pi)
+        x3 = pointwise(g, "mul", [pointwise(g, "mul", [x, x], out), x], out)
+        inner = pointwise(g, "mul", [pointwise(g, "add", [x, pointwise(g, "mul", [x3, 0.044715], out)], out), k], out)
+        return pointwise(g, "mul", [pointwise(g, "mul", [x, 0.5], out),
+                                    pointwise(g, "add", [pointwise(g, "tanh", [inner], out), 1.0], out)], out)
+    cdf = pointwise(g, "mul", [pointwise(g, "add", [pointwise(g, "erf", [pointwise(g, "mul", [x, 0.7071067811865476], out)], out), 1.0], out), 0.5], out)
+    return pointwise(g, "mul", [x, cdf], out)
+
+
+class Lowerer:
+    """Walks an ATen FX graph and builds the IR graph."""
+
+    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn"):
+        self.gm = gm
+        self.example_inputs = list(example_inputs)
+        self.g = Graph()
+        self.env: dict[torch.fx.Node, Any] = {}
+        self.fallback = fallback
+        self.device = torch.device("cpu")
+        self.externs: list[str] = []
+
+    # helpers for lowerings
+    def meta(self, node: torch.fx.Node):
+        v = node.meta.get("val")
+        if v is None:
+            v = node.meta.get("tensor_meta")
+        return v
+
+    def dtype(self, node: torch.fx.Node) -> torch.dtype:
+        v = self.meta(node)
+        if isinstance(v, (list, tuple)):
+            v = v[0]
+        return v.dtype
+
+    def shape(self, node: torch.fx.Node) -> tuple:
+        v = self.meta(node)
+        return tuple(int(s) for s in v.shape)
+
+    def copy(self, x: Node) -> Node:
+        """A fresh value equal to x (the fusion pass decides whether it is materialized)."""
+        return self.g.add(Node("pointwise", [x], x.shape, x.dtype, {"op": "cast", "keep": True})) \
+            if x.kind != "pointwise" \
+            else x
+
+    # main loop
+    def run(self) -> Graph:
+        placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
+        for i, n in enumerate(placeholders):
+            ex = self.example_inputs[i] if i < len(self.example_inputs) else None
+            if isinstance(ex, torch.Tensor):
+                if ex.device.type != "cpu":
+                    raise Unsupported(f"input on device {ex.device}")
+                self.env[n] = self.g.input(tuple(ex.shape), ex.dtype, tuple(ex.stride()), name=f"arg{i}")
+            else:
+                self.env[n] = ex  # a Python scalar input
+        for n in self.gm.graph.nodes:
+            if n.op == "call_function":
+                self.env[n] = self.lower_call(n)
+            elif n.op == "output":
+                outs = n.args[0]
+                self.g.output([self.env[o] if isinstance(o, torch.fx.Node) else o for o in outs])
+            elif n.op == "get_attr":
+                raise Unsupported("get_attr nodes")
+        return self.g
+
+    def _arg(self, a):
+        if isinstance(a, torch.fx.Node):
+            return self.env[a]
+        if isinstance(a, (list, tuple)):
+            return type(a)(self._arg(x) for x in a)
+        if isinstance(a, dict):
+            return {k: self._arg(v) for k, v in a.items()}
+        return a
+
+    def lower_call(self, n: torch.fx.Node):
+        if n.target is operator.getitem:
+            base = self.env[n.args[0]]
+            if isinstance(base, (tuple, list)):
+                return base[n.args[1]]
+            raise Unsupported("getitem of a non-tuple")
+        args = self._arg(n.args)
+        kwargs = self._arg(n.kwargs)
+        fn = LOWERINGS.get(n.target)
+        if fn is not None and not _has_complex(n):
+            try:
+                return fn(self, n, *args, **kwargs)
+            except Unsupported as e:
+                log.debug("bessemer: %s runs in ATen: %s", n.target, e)
+        return self.extern(n, args, kwargs)
+
+    def extern(self, n: torch.fx.Node, args, kwargs):
+        name = op_name(n.target)
+        self.externs.append(str(n.target))
+        if name not in EXTERN_BY_DESIGN and str(n.target) not in _reported:
+            _reported.add(str(n.target))
+            warnings.warn(f"bessemer: {n.target} has no lowering; it runs as an ATen call", stacklevel=2)
+        val = self.meta(n)
+        g = self.g
+        if isinstance(val, torch.Tensor):
+            return g.extern(n.target, list(args), dict(kwargs), tuple(val.shape), val.dtype, tuple(val.stride()))
+        if isinstance(val, (list, tuple)):
+            metas = list(val)
+            e = g.extern(n.target, list(args), dict(kwargs), (), torch.float32, None, n_outputs=len(metas),
+                         out_meta=[(tuple(m.shape), m.dtype, tuple(m.stride())) if isinstance(m, torch.Tensor)
+                                   else None for m in metas])
+            return tuple(g.getitem(e, i, tuple(m.shape), m.dtype, tuple(m.stride()))
+                         if isinstance(m, torch.Tensor) else None for i, m in enumerate(metas))
+        raise Unsupported(f"{n.target} returns {type(val).__name__}")
+
+
+def _has_complex(n: torch.fx.Node) -> bool:
+    v = n.meta.get("val")
+    vals = v if isinstance(v, (list, tuple)) else [v]
+    return any(isinstance(t, torch.Tensor) and (t.is_complex() or t.dtype in _UNSUPPORTED_DTYPES) for t in vals)
+
+
+_UNSUPPORTED_DTYPES = {getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64",
+                                                   "complex32") if hasattr(torch, n)}
+
+
+def lower(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn") -> Graph:
+    return Lowerer(gm, example_inputs, fallback).run()

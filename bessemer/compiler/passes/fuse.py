@@ -1,0 +1,344 @@
+"""Dataflow-level pass: decide what gets a buffer and group the rest into kernels.
+
+Claim, then fuse, then fall back: every extern is claimed by ATen; every other
+node is claimed by the kernel generator. A node the generator computes is either
+*inlined* (recomputed inside each kernel that reads it, no memory traffic) or
+*realized* (written to a buffer once). Realized nodes and reductions are kernel
+*members*; members with the same iteration domain are grouped into one kernel:
+
+  pointwise kernel   domain S, one loop nest over S
+  reduction kernel   domain S reduced over trailing dims R: for each outer index,
+                     the reductions (softmax's max and sum, layer norm's sums) run
+                     over the inner index, then the pointwise members of shape S
+                     and the per-row members (mean, rstd) use their results.
+
+A member may join an earlier kernel when everything it reads is computed before
+that kernel, or inside it at the same outer index (an "aligned" read).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import torch
+
+from ..ir import Graph, IndexMap, Node
+from ..lowering import layout_of
+
+# Inlining heuristic: a pointwise value read by several members is recomputed in
+# each unless its inlined expression costs more than this many ops (a transcendental
+# counts as TRANSCENDENTAL_COST). Recomputing trades arithmetic for memory traffic:
+# on CPU a buffer round trip costs about as much as a dozen cheap ops per element.
+REALIZE_COST = 12
+TRANSCENDENTAL_COST = 4
+_TRANSCENDENTAL = {"exp", "expm1", "log", "log1p", "log2", "tanh", "sigmoid", "erf", "sin", "cos", "pow",
+                   "atan", "erfc", "sqrt", "rsqrt", "div", "asin", "acos", "sinh", "cosh", "tan",
+                   "atan2", "exp2", "log10"}
+# A reduction kernel only takes pointwise members when it has at least this many
+# rows: fewer rows would run the whole fused kernel on fewer threads than we have.
+MIN_ROWS_FOR_EPILOGUE = 8
+
+
+@dataclass
+class Kernel:
+    name: str
+    shape: tuple                  # iteration domain
+    red: tuple                    # reduced dims of the domain (trailing dims), () if pointwise
+    members: list[Node] = field(default_factory=list)
+    stores: list[Node] = field(default_factory=list)   # members written to buffers
+
+    def describe(self) -> str:
+        kind = f"reduce over {list(self.red)}" if self.red else "pointwise"
+        ms = ", ".join(("*" if m in self.stores else "") + m.name for m in self.members)
+        return f"kernel {self.name} {list(self.shape)} {kind}: {ms}"
+
+
+Step = Union[Kernel, Node]
+
+
+@dataclass
+class Schedule:
+    graph: Graph
+    steps: list[Step]
+    realized: set                      # nodes that own a buffer produced by a kernel
+    step_of: dict                      # node -> index of the step computing it
+
+    def format(self) -> str:
+        out = []
+        for s in self.steps:
+            if isinstance(s, Kernel):
+                out.append(s.describe())
+            else:
+                from ..ir import format_node
+                out.append("extern  " + format_node(s))
+        return "\n".join(out) + "\n"
+
+
+def member_kind(k: Kernel, n: Node) -> str:
+    if n.kind == "reduce":
+        return "reduce"
+    if n.shape == k.shape:
+        return "full"
+    return "outer"
+
+
+def _kept_shape(shape, red, keepdim):
+    return tuple((1 if i in red else s) for i, s in enumerate(shape)) if keepdim else \
+        tuple(s for i, s in enumerate(shape) if i not in red)
+
+
+def outer_map(shape: tuple, red: tuple, out_shape: tuple) -> Optional[IndexMap]:
+    """The map from a domain index to a per-row value of shape out_shape, if any."""
+    R = len(shape)
+    kept = [d for d in range(R) if d not in red]
+    if out_shape == _kept_shape(shape, red, True):
+        rows = [tuple(int(k == d and d not in red) for k in range(R)) for d in range(R)]
+        return IndexMap(tuple(rows), (0,) * R, R)
+    if out_shape == _kept_shape(shape, red, False):
+        rows = [tuple(int(k == d) for k in range(R)) for d in kept]
+        return IndexMap(tuple(rows), (0,) * len(kept), R)
+    return None
+
+
+def _normalize_map(m: IndexMap, shape) -> IndexMap:
+    """Zero coefficients on size-1 dims of the target: they do not change the index."""
+    coef = tuple(tuple(0 if shape[j] == 1 else c for c in row) for j, row in enumerate(m.coef))
+    off = tuple(0 if shape[j] == 1 else o for j, o in enumerate(m.offset))
+    return IndexMap(coef, off, m.out_rank)
+
+
+# ------------------------------------------------------------------------------
+class Fuser:
+    def __init__(self, g: Graph):
+        self.g = g
+        self.users = g.users()
+        self.realized: set[Node] = set()
+        self.cost_cache: dict[Node, int] = {}
+
+    # -- what needs a buffer ------------------------------------------------------
+    def buffer_backed(self, n: Node) -> bool:
+        return n.kind in ("input", "extern", "getitem") or n in self.realized
+
+    def needs_tensor(self, n: Node) -> None:
+        """n is handed to ATen or returned: it must be memory (possibly a view)."""
+        if n.kind in ("const", "iota") or n.kind == "pointwise" or n.kind == "reduce":
+            self.realized.add(n)
+            return
+        lay = layout_of(n) if n.kind == "view" else None
+        if n.kind == "view" and lay is None:
+            # a view of a computed value: realize the viewed value, keep the view
+            base = n
+            while base.kind == "view" and "map" in base.attrs:
+                base = base.args[0]
+            if base.kind == "view":  # reinterpret over computed value
+                self.realized.add(base.args[0])
+            else:
+                self.needs_tensor(base)
+            return
+        if n.kind == "view" and lay is not None:
+            return
+
+    def cost(self, n: Node) -> int:
+        if n in self.cost_cache:
+            return self.cost_cache[n]
+        if n in self.realized or n.kind in ("input", "extern", "getitem", "reduce"):
+            c = 1
+        elif n.kind in ("const", "iota"):
+            c = 0
+        elif n.kind == "view":
+            c = self.cost(n.args[0]) if "map" in n.attrs else 1
+        else:
+            c = (TRANSCENDENTAL_COST if n.op in _TRANSCENDENTAL else 1) + sum(self.cost(a) for a in n.args)
+        self.cost_cache[n] = c
+        return c
+
+    def decide_buffers(self) -> None:
+        g = self.g
+        for n in g.nodes:
+            if n.kind == "extern":
+                for a in n.args:
+                    self.needs_tensor(a)
+            elif n.kind == "output":
+                for a in n.args:
+                    self.needs_tensor(a)
+            elif n.kind == "view" and "strides" in n.attrs:
+                base = n.args[0]
+                if base.kind not in ("input", "extern", "getitem"):
+                    self.realized.add(base)
+        # multi-use values: recompute cheap ones, store expensive ones
+        for n in g.nodes:
+            if n.kind != "pointwise" or n in self.realized:
+                continue
+            n_users = len(self._value_users(n))
+            if n_users >= 2 and self.cost(n) > REALIZE_COST:
+                self.realized.add(n)
+                self.cost_cache.clear()
+
+    def _value_users(self, n: Node) -> list[Node]:
+        """Users of n's value, looking through index views."""
+        out = []
+        for u in self.users[n]:
+            if u.kind == "view" and "map" in u.attrs:
+                out.extend(self._value_users(u))
+            else:
+                out.append(u)
+        return out
+
+    # -- reads of a member ----------------------------------------------------------
+    def reads(self, root: Node, shape: tuple) -> list[tuple[Node, Optional[IndexMap]]]:
+        """(dependency, map from root's domain index to the dependency's index).
+
+        A dependency is a realized node, a buffer, or a reduction. Reads through a
+        layout view get map None (never aligned)."""
+        out: list[tuple[Node, Optional[IndexMap]]] = []
+        seen: set = set()
+
+        def walk(n: Node, m: IndexMap, top: bool):
+            key = (n, m)
+            if key in seen:
+                return
+            seen.add(key)
+            if not top and (n in self.realized or n.kind in ("input", "extern", "getitem", "reduce")):
+                out.append((n, _normalize_map(m, n.shape)))
+                return
+            if n.kind in ("const", "iota"):
+                return
+            if n.kind == "view":
+                if "map" in n.attrs:
+                    walk(n.args[0], m.compose(n.attrs["map"]), False)
+                else:
+                    out.append((n.args[0], None))
+                return
+            for a in n.args:
+                walk(a, m, False)
+
+        if root.kind == "reduce":
+            walk(root.args[0], IndexMap.identity(len(shape)), False)
+        else:
+            walk(root, IndexMap.identity(len(root.shape)), True)
+        return out
+
+    # -- grouping -------------------------------------------------------------------
+    def domain(self, n: Node) -> tuple[tuple, tuple]:
+        if n.kind == "reduce":
+            return n.args[0].shape, tuple(n.attrs["dims"])
+        return n.shape, ()
+
+    def run(self) -> Schedule:
+        self.decide_buffers()
+        steps: list[Step] = []
+        step_of: dict[Node, int] = {}
+        counter = 0
+        for n in self.g.nodes:
+            if n.kind in ("input", "output", "getitem"):
+                if n.kind == "getitem":
+                    step_of[n] = step_of[n.args[0]]
+                continue
+            if n.kind == "extern":
+                steps.append(n)
+                step_of[n] = len(steps) - 1
+                continue
+            if not (n.kind == "reduce" or n in self.realized):
+                continue
+            shape, red = self.domain(n)
+            reads = self.reads(n, shape)
+            lo = max([step_of.get(d, -1) for d, _ in reads], default=-1)
+            placed = False
+            for i in range(len(steps) - 1, max(lo, 0) - 1, -1):
+                k = steps[i]
+                if not isinstance(k, Kernel):
+                    if i <= lo:
+                        break
+                    continue
+                if self.can_join(k, n, shape, red, reads, step_of, i):
+                    if n.kind == "reduce" and not k.red:
+                        k.red = red
+                    k.members.append(n)
+                    step_of[n] = i
+                    placed = True
+                    break
+                if i <= lo:
+                    break
+            if not placed:
+                k = Kernel(f"k{counter}", shape, red, [n])
+                counter += 1
+                steps.append(k)
+                step_of[n] = len(steps) - 1
+        # which members are stored: realized ones, and reductions read outside
+        # their kernel or through a non-aligned map
+        for i, s in enumerate(steps):
+            if not isinstance(s, Kernel):
+                continue
+            for m in s.members:
+                if m in self.realized:
+                    s.stores.append(m)
+        for i, s in enumerate(steps):
+            if not isinstance(s, Kernel):
+                continue
+            for m in s.members:
+                shape, _ = (s.shape, s.red)
+                for d, mp in self.reads(m, s.shape if m.kind == "reduce" else m.shape):
+                    if d.kind == "reduce" and d not in self.realized:
+                        if step_of[d] != i or not self._aligned(s, m, d, mp):
+                            self.realized.add(d)
+                            ks = steps[step_of[d]]
+                            if d not in ks.stores:
+                                ks.stores.append(d)
+        return Schedule(self.g, steps, set(self.realized), step_of)
+
+    def _aligned(self, k: Kernel, member: Node, dep: Node, m: Optional[IndexMap]) -> bool:
+        if m is None:
+            return False
+        if member_kind(k, member) == "outer":
+            # the member is evaluated per row; compare maps after lifting
+            lift = outer_map(k.shape, k.red, member.shape)
+            if lift is None:
+                return False
+            m = lift.compose(m)
+            m = _normalize_map(m, dep.shape)
+        if member_kind(k, dep) in ("reduce", "outer"):
+            want = outer_map(k.shape, k.red, dep.shape)
+            return want is not None and _normalize_map(want, dep.shape) == m
+        return m == IndexMap.identity(len(k.shape)) and dep.shape == k.shape
+
+    def can_join(self, k: Kernel, n: Node, shape, red, reads, step_of, idx) -> bool:
+        if shape != k.shape:
+            # a per-row value (mean, rstd) joins the reduction kernel of its rows
+            if not (n.kind != "reduce" and k.red and outer_map(k.shape, k.red, n.shape) is not None):
+                return False
+        else:
+            if n.kind == "reduce":
+                if k.red and red != k.red:
+                    return False
+                if not k.red:
+                    if not _trailing(shape, red) or _rows(shape, red) < MIN_ROWS_FOR_EPILOGUE:
+                        return False
+                    if any(member_kind(k, m) != "full" for m in k.members):
+                        return False
+            elif k.red:
+                if not _trailing(k.shape, k.red) or _rows(k.shape, k.red) < MIN_ROWS_FOR_EPILOGUE:
+                    return False
+        for d, m in reads:
+            if step_of.get(d, -1) == idx:
+                probe = Kernel(k.name, k.shape, k.red or red, k.members)
+                if not self._aligned(probe, n, d, m):
+                    return False
+        return True
+
+
+def _trailing(shape, red) -> bool:
+    """The reduced dims are the last non-trivial dims (rows are contiguous)."""
+    R = len(shape)
+    nontrivial = [d for d in range(R) if shape[d] != 1]
+    kept = [d for d in nontrivial if d not in red]
+    reds = [d for d in nontrivial if d in red]
+    return not kept or not reds or max(kept) < min(reds)
+
+
+def _rows(shape, red) -> int:
+    return math.prod(s for i, s in enumerate(shape) if i not in red)
+
+
+def fuse(g: Graph) -> Schedule:
+    return Fuser(g).run()

@@ -1,0 +1,115 @@
+"""The pipeline: one ordered list of named passes, from an ATen graph to a callable.
+
+    lower        ATen FX graph -> IR (lowering.LOWERINGS; the rest become externs)
+    dce          drop values nothing reads
+    fold_views   a view of a view is one index map; identity views vanish
+    simplify     constant folding and the algebraic rule table (x*1 -> x, ...)
+    cse          one node per distinct computation
+    dce          drop what simplification orphaned
+    fuse         decide buffers; group members into pointwise / reduction kernels
+    plan_memory  liveness; dead buffers handed to new ones
+    render       kernels -> one C++ translation unit
+    build        gcc, through the content-addressed cache
+    load         the generated Python wrapper that runs kernels and externs
+
+Every pass is timed; with a debug folder, each writes what it produced there.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+
+from .. import ir
+from ..codegen import build as build_mod
+from ..codegen.cpp import render
+from ..lowering import lower
+from ..runtime import make_callable
+from .fuse import Kernel, fuse
+from .memory import plan_memory
+from .simplify import cse, dce, fold_views, simplify
+
+GRAPH_PASSES: list[tuple[str, Callable[[ir.Graph], ir.Graph]]] = [
+    ("dce", dce),
+    ("fold_views", fold_views),
+    ("simplify", simplify),
+    ("cse", cse),
+    ("fold_views", fold_views),
+    ("dce", dce),
+]
+
+
+@dataclass
+class CompiledGraph:
+    fn: Callable
+    cpp: str
+    wrapper: str
+    timings: dict
+    n_kernels: int
+    n_externs: int
+    cache_hit: bool
+    so_path: Optional[str]
+    schedule_text: str = ""
+
+
+class Pipeline:
+    def __init__(self, cache_dir: str, debug_dir: Optional[str] = None, name: str = "graph"):
+        self.cache_dir = cache_dir
+        self.debug_dir = debug_dir
+        self.name = name
+        self.timings: dict[str, float] = {}
+        self._step = 0
+
+    def _dump(self, label: str, text: str, ext: str = "txt") -> None:
+        if not self.debug_dir:
+            return
+        os.makedirs(self.debug_dir, exist_ok=True)
+        self._step += 1
+        with open(os.path.join(self.debug_dir, f"{self._step:02d}_{label}.{ext}"), "w") as f:
+            f.write(text)
+
+    def _timed(self, label: str, fn, *args):
+        t0 = time.perf_counter()
+        out = fn(*args)
+        dt = time.perf_counter() - t0
+        key = label
+        i = 2
+        while key in self.timings:
+            key = f"{label}#{i}"
+            i += 1
+        self.timings[key] = dt
+        return out
+
+    def run(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn") -> CompiledGraph:
+        if self.debug_dir:
+            self._dump("aten_graph", gm.print_readable(print_output=False), "py")
+        g = self._timed("lower", lower, gm, example_inputs, fallback)
+        self._dump("lower", g.format())
+        for name, p in GRAPH_PASSES:
+            g = self._timed(name, p, g)
+            self._dump(name, g.format())
+        sched = self._timed("fuse", fuse, g)
+        self._dump("fuse", sched.format())
+        plan = self._timed("plan_memory", plan_memory, sched)
+        self._dump("plan_memory", plan.format())
+        src, kernels = self._timed("render", render, sched)
+        self._dump("kernels", src, "cpp")
+        lib, so_path, hit = None, None, True
+        if kernels:
+            lib, so_path, hit = self._timed("build", build_mod.build, src, self.cache_dir, self.name)
+        placeholders = []
+        for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
+            ex = example_inputs[i] if i < len(example_inputs) else None
+            placeholders.append(f"arg{i}" if isinstance(ex, torch.Tensor) else f"_unused{i}")
+        fn, wrapper = self._timed("load", make_callable, sched, plan, kernels, lib, placeholders)
+        self._dump("wrapper", wrapper, "py")
+        n_k = sum(1 for s in sched.steps if isinstance(s, Kernel))
+        n_e = len(sched.steps) - n_k
+        if self.debug_dir:
+            self._dump("timings", json.dumps({"passes_s": self.timings, "kernels": n_k, "externs": n_e,
+                                              "cache_hit": hit, "so": so_path}, indent=2), "json")
+        return CompiledGraph(fn, src, wrapper, dict(self.timings), n_k, n_e, hit, so_path, sched.format())

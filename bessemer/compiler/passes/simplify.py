@@ -1,0 +1,248 @@
+"""Graph-level passes: dead code, common subexpressions, constants, algebra, views.
+
+Each pass takes a Graph and returns a Graph. The algebraic rules are one table:
+a rule looks at a pointwise node and returns the node to use instead, or None.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Callable, Optional
+
+import torch
+
+from ..ir import Graph, IndexMap, Node
+
+# ------------------------------------------------------------------------------
+# dce: drop nodes nothing (transitively) reaches from the output. Externs that
+# draw random numbers are kept: removing one would shift every later draw.
+# ------------------------------------------------------------------------------
+_EFFECTFUL_NAMES = ("bernoulli", "rand", "randn", "randint", "native_dropout", "normal", "uniform",
+                    "exponential", "multinomial", "copy_", "_bernoulli_like")
+
+
+def has_effect(n: Node) -> bool:
+    if n.kind != "extern":
+        return False
+    t = n.attrs["target"]
+    name = getattr(t, "__name__", "") or str(t)
+    if isinstance(t, torch._ops.OpOverload):
+        name = t.overloadpacket.__name__
+        if t._schema.is_mutable:
+            return True
+    return any(name.startswith(e) or name == e for e in _EFFECTFUL_NAMES)
+
+
+def dce(g: Graph) -> Graph:
+    live: set[Node] = set()
+    stack = [n for n in g.nodes if n.kind == "output" or has_effect(n)]
+    while stack:
+        n = stack.pop()
+        if n in live:
+            continue
+        live.add(n)
+        stack.extend(n.args)
+    g.nodes = [n for n in g.nodes if n in live]
+    return g
+
+
+# ------------------------------------------------------------------------------
+# cse: two nodes with the same kind, args and attributes are one node.
+# ------------------------------------------------------------------------------
+def _key(n: Node):
+    if n.kind in ("input", "output", "extern", "getitem"):
+        if n.kind == "getitem":
+            return ("getitem", n.args[0], n.attrs["index"])
+        return None
+    attrs = tuple(sorted((k, _hashable(v)) for k, v in n.attrs.items()))
+    return (n.kind, tuple(n.args), n.shape, n.dtype, attrs)
+
+
+def _hashable(v):
+    if isinstance(v, float) and math.isnan(v):
+        return ("nan",)
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    return v
+
+
+def cse(g: Graph) -> Graph:
+    seen: dict = {}
+    mapping: dict[Node, Node] = {}
+    out = []
+    for n in g.nodes:
+        n.args = [mapping.get(a, a) for a in n.args]
+        if mapping and n.kind in ("extern", "output"):
+            g.replace_uses(mapping)
+        k = _key(n)
+        if k is not None and k in seen:
+            mapping[n] = seen[k]
+            continue
+        if k is not None:
+            seen[k] = n
+        out.append(n)
+    g.nodes = out
+    g.replace_uses(mapping)
+    return g
+
+
+# ------------------------------------------------------------------------------
+# constant folding and algebraic simplification: one rule table
+# ------------------------------------------------------------------------------
+def _const_value(n: Node):
+    return n.attrs["value"] if n.kind == "const" else None
+
+
+def _is_const(n: Node, v) -> bool:
+    c = _const_value(n)
+    return c is not None and not isinstance(c, bool) and c == v and not (
+        isinstance(c, float) and math.isnan(c))
+
+
+_PY_FOLD: dict[str, Callable] = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "neg": operator.neg,
+    "maximum": max, "minimum": min, "eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
+    "le": operator.le, "gt": operator.gt, "ge": operator.ge, "abs": abs,
+    "logical_not": operator.not_,
+}
+
+
+def _fold(g: Graph, n: Node) -> Optional[Node]:
+    """op(const, const, ...) -> const, computed with torch in the node's dtype."""
+    if n.kind != "pointwise" or not n.args or not all(a.kind == "const" for a in n.args):
+        return None
+    op = n.op
+    vals = [torch.tensor(a.attrs["value"], dtype=a.dtype) for a in n.args]
+    try:
+        if op == "cast":
+            r = vals[0].to(n.dtype)
+        elif op == "where":
+            r = torch.where(vals[0], vals[1], vals[2])
+        elif op in _TORCH_FOLD:
+            r = _TORCH_FOLD[op](*vals)
+        else:
+            return None
+    except Exception:
+        return None
+    return g.add(Node("const", [], n.shape, n.dtype, {"value": _scalar(r.to(n.dtype))}, ""))
+
+
+def _scalar(t: torch.Tensor):
+    v = t.item()
+    return v
+
+
+_TORCH_FOLD = {
+    "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "neg": torch.neg,
+    "maximum": torch.maximum, "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne,
+    "lt": torch.lt, "le": torch.le, "gt": torch.gt, "ge": torch.ge, "abs": torch.abs,
+    "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt,
+    "pow": torch.pow, "reciprocal": torch.reciprocal, "logical_not": torch.logical_not,
+    "logical_and": torch.logical_and, "logical_or": torch.logical_or, "tanh": torch.tanh,
+    "erf": torch.erf, "sigmoid": torch.sigmoid,
+}
+
+
+def _same(n: Node, x: Node) -> Optional[Node]:
+    """x may replace n only when it has n's shape and dtype."""
+    return x if x.shape == n.shape and x.dtype == n.dtype else None
+
+
+# Each rule: (name, one-line meaning, function(g, n) -> replacement or None).
+RULES: list[tuple[str, str, Callable[[Graph, Node], Optional[Node]]]] = [
+    ("fold", "op(c1, c2) -> c", _fold),
+    ("cast-same", "cast(x: T) -> T  ==  x", lambda g, n: n.args[0] if n.op == "cast" and
+     n.args[0].dtype == n.dtype and not n.attrs.get("keep") else None),
+    ("cast-const", "cast(c) -> c'", lambda g, n: _fold(g, n) if n.op == "cast" else None),
+    ("add-0", "x + 0 -> x", lambda g, n: _same(n, n.args[0]) if n.op == "add" and _is_const(n.args[1], 0) else
+     (_same(n, n.args[1]) if n.op == "add" and _is_const(n.args[0], 0) else None)),
+    ("sub-0", "x - 0 -> x", lambda g, n: _same(n, n.args[0]) if n.op == "sub" and _is_const(n.args[1], 0) else None),
+    ("mul-1", "x * 1 -> x", lambda g, n: _same(n, n.args[0]) if n.op == "mul" and _is_const(n.args[1], 1) else
+     (_same(n, n.args[1]) if n.op == "mul" and _is_const(n.args[0], 1) else None)),
+    ("div-1", "x / 1 -> x", lambda g, n: _same(n, n.args[0]) if n.op == "div" and _is_const(n.args[1], 1) else None),
+    ("pow-1", "x ** 1 -> x", lambda g, n: _same(n, n.args[0]) if n.op == "pow" and _is_const(n.args[1], 1) else None),
+    ("pow-2", "x ** 2 -> x * x", lambda g, n: g.add(Node("pointwise", [n.args[0], n.args[0]], n.shape, n.dtype,
+                                                         {"op": "mul"})) if n.op == "pow" and
+     _is_const(n.args[1], 2) and n.dtype.is_floating_point else None),
+    ("pow-0.5", "x ** 0.5 -> sqrt(x)", lambda g, n: g.add(Node("pointwise", [n.args[0]], n.shape, n.dtype,
+                                                               {"op": "sqrt"})) if n.op == "pow" and
+     _is_const(n.args[1], 0.5) and n.dtype.is_floating_point else None),
+    ("neg-neg", "-(-x) -> x", lambda g, n: n.args[0].args[0] if n.op == "neg" and n.args[0].kind == "pointwise"
+     and n.args[0].op == "neg" else None),
+    ("where-const", "where(True, a, b) -> a", lambda g, n: (_same(n, n.args[1]) if n.args[0].attrs["value"] else
+                                                          _same(n, n.args[2]))
+     if n.op == "where" and n.args[0].kind == "const" else None),
+    ("where-same", "where(c, a, a) -> a", lambda g, n: _same(n, n.args[1]) if n.op == "where" and
+     n.args[1] is n.args[2] else None),
+]
+
+
+def simplify(g: Graph) -> Graph:
+    """Apply RULES to every pointwise node until nothing changes."""
+    for _ in range(4):
+        mapping: dict[Node, Node] = {}
+        new_nodes: list[Node] = []
+        changed = False
+        for n in list(g.nodes):
+            n.args = [_resolve(mapping, a) for a in n.args]
+            g_nodes_before = len(g.nodes)
+            repl = None
+            if n.kind == "pointwise":
+                for _name, _doc, rule in RULES:
+                    repl = rule(g, n)
+                    if repl is not None and repl is not n:
+                        break
+                    repl = None
+            # nodes a rule created were appended to g.nodes; place them before n
+            created = g.nodes[g_nodes_before:]
+            del g.nodes[g_nodes_before:]
+            new_nodes.extend(created)
+            if repl is not None:
+                mapping[n] = repl
+                changed = True
+            else:
+                new_nodes.append(n)
+        g.nodes = new_nodes
+        g.replace_uses(mapping)
+        if not changed:
+            break
+    return dce(g)
+
+
+def _resolve(mapping, x):
+    while x in mapping:
+        x = mapping[x]
+    return x
+
+
+# ------------------------------------------------------------------------------
+# fold_views: a view of a view is one view; an identity view is its argument;
+# a view of a constant is a constant; an index view over a layout view is a layout
+# view of the same buffer.
+# ------------------------------------------------------------------------------
+def fold_views(g: Graph) -> Graph:
+    mapping: dict[Node, Node] = {}
+    for n in g.nodes:
+        n.args = [_resolve(mapping, a) for a in n.args]
+        if n.kind != "view":
+            continue
+        x = n.args[0]
+        if "map" in n.attrs:
+            m: IndexMap = n.attrs["map"]
+            if m.is_identity() and x.shape == n.shape:
+                mapping[n] = x
+            elif x.kind == "const":
+                n.kind, n.args, n.attrs = "const", [], {"value": x.attrs["value"]}
+            elif x.kind == "view" and "map" in x.attrs:
+                n.args = [x.args[0]]
+                n.attrs = {"map": m.compose(x.attrs["map"]), "what": f"{x.attrs['what']}+{n.attrs['what']}"}
+            elif x.kind == "view" and "strides" in x.attrs:
+                st, off = x.attrs["strides"], x.attrs["offset"]
+                new = tuple(sum(st[j] * m.coef[j][k] for j in range(m.in_rank)) for k in range(m.out_rank))
+                n.args = [x.args[0]]
+                n.attrs = {"strides": new, "offset": off + sum(st[j] * m.offset[j] for j in range(m.in_rank)),
+                           "what": f"{x.attrs['what']}+{n.attrs['what']}"}
+        elif x.kind == "const":
+            n.kind, n.args, n.attrs = "const", [], {"value": x.attrs["value"]}
+    g.replace_uses(mapping)
+    return dce(g)

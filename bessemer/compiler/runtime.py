@@ -1,0 +1,185 @@
+"""Runtime: the compiled graph as a small generated Python function.
+
+The wrapper allocates buffers (or takes over dead ones, per the memory plan),
+calls each kernel through ctypes with raw data pointers, calls ATen for externs,
+and drops every buffer after its last use. It is plain Python source, written to
+the debug folder next to the C++ it calls, so a reader sees the whole program.
+"""
+from __future__ import annotations
+
+import ctypes
+import operator
+from typing import Any, Callable, Optional
+
+import torch
+
+from .codegen.cpp import KernelSource
+from .ir import Node
+from .passes.fuse import Kernel, Schedule
+from .passes.memory import MemoryPlan, base_of
+
+
+def _layout(t: torch.Tensor, size: tuple, stride: tuple, significant: tuple) -> torch.Tensor:
+    """t with exactly the strides the kernels were compiled for (copy if needed)."""
+    st = t.stride()
+    if st == stride:
+        return t
+    if all(st[d] == stride[d] for d in significant) and tuple(t.shape) == size:
+        return t
+    out = torch.empty_strided(size, stride, dtype=t.dtype, device=t.device)
+    out.copy_(t)
+    return out
+
+
+def _strided_layout(n: Node, realized: set):
+    """(base buffer, strides, offset) for a node that reads memory through views."""
+    if n.kind in ("input", "extern", "getitem"):
+        return n, tuple(n.stride), 0
+    if n in realized:
+        from .lowering import contiguous_strides
+        return n, contiguous_strides(n.shape), 0
+    if n.kind == "view":
+        inner = _strided_layout(n.args[0], realized)
+        if inner is None:
+            return None
+        base, st, off = inner
+        if "strides" in n.attrs:
+            return base, n.attrs["strides"], n.attrs["offset"]
+        m = n.attrs["map"]
+        new = tuple(sum(st[j] * m.coef[j][k] for j in range(m.in_rank)) for k in range(m.out_rank))
+        return base, new, off + sum(st[j] * m.offset[j] for j in range(m.in_rank))
+    return None
+
+
+class WrapperWriter:
+    def __init__(self, sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource]):
+        self.sched = sched
+        self.plan = plan
+        self.kernels = {k.name: k for k in kernels}
+        self.consts: dict[str, Any] = {}
+        self.lines: list[str] = []
+
+    def var(self, n: Node) -> str:
+        return n.name
+
+    def const(self, value: Any, prefix: str = "_c") -> str:
+        name = f"{prefix}{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def tensor_expr(self, n: Node) -> str:
+        """A Python expression giving n as a torch tensor (a view where possible)."""
+        lay = _strided_layout(n, self.sched.realized)
+        if lay is None:
+            raise RuntimeError(f"{n.name} has no memory")
+        base, st, off = lay
+        if base is n:
+            return self.var(n)
+        if tuple(base.shape) == tuple(n.shape) and tuple(st) == tuple(_strided_layout(base, self.sched.realized)[1]) \
+                and off == 0:
+            return self.var(base)
+        return f"_as_strided({self.var(base)}, {tuple(n.shape)!r}, {tuple(st)!r}, {off})"
+
+    def arg_expr(self, a: Any) -> str:
+        if isinstance(a, Node):
+            return self.tensor_expr(a)
+        if isinstance(a, list):
+            return "[" + ", ".join(self.arg_expr(x) for x in a) + "]"
+        if isinstance(a, tuple):
+            return "(" + "".join(self.arg_expr(x) + ", " for x in a) + ")"
+        if isinstance(a, (int, float, bool, str)) or a is None:
+            return repr(a) if not (isinstance(a, float) and (a != a or a in (float("inf"), float("-inf")))) \
+                else f"float({str(a)!r})"
+        return self.const(a)
+
+    def emit(self, line: str, depth: int = 1):
+        self.lines.append("    " * depth + line)
+
+    def write(self) -> str:
+        sched, plan = self.sched, self.plan
+        g = sched.graph
+        inputs = [n for n in g.nodes if n.kind == "input"]
+        self.lines = []
+        self.emit("def call(args):", 0)
+        # the graph's placeholders include non-tensor inputs; they map by position
+        self.emit(f"({', '.join(self.placeholder_names) + ','}) = args" if self.placeholder_names else "pass")
+        self.emit("args.clear()")
+        for n in inputs:
+            sig = tuple(d for d, s in enumerate(n.shape) if s != 1)
+            self.emit(f"{n.name} = _layout({n.name}, {tuple(n.shape)!r}, {tuple(n.stride)!r}, {sig!r})")
+        freed_inputs = set()
+        for i, s in enumerate(sched.steps):
+            if isinstance(s, Kernel):
+                ks = self.kernels[s.name]
+                for m in s.stores:
+                    if m in plan.reuse:
+                        old = plan.reuse[m]
+                        self.emit(f"{m.name} = {old.name}.view({tuple(m.shape)!r}); del {old.name}")
+                    else:
+                        self.emit(f"{m.name} = _empty({tuple(m.shape)!r}, {self._dt(m.dtype)})")
+                ptrs = ", ".join(f"{a.name}.data_ptr()" for a in ks.args)
+                self.emit(f"{s.name}({ptrs})")
+            else:
+                call = self.extern_call(s)
+                self.emit(call)
+            for b in plan.free_after.get(i, []):
+                if b in self._taken:
+                    continue
+                self.emit(f"del {b.name}")
+        outs = g.output_node.attrs["outs"]
+        exprs = []
+        for o in outs:
+            if isinstance(o, Node):
+                exprs.append(self.tensor_expr(o))
+            else:
+                exprs.append(self.arg_expr(o))
+        self.emit(f"return [{', '.join(exprs)}]")
+        return "\n".join(self.lines) + "\n"
+
+    def _dt(self, dt: torch.dtype) -> str:
+        return f"torch.{str(dt).replace('torch.', '')}"
+
+    def extern_call(self, s: Node) -> str:
+        t = s.attrs["target"]
+        tname = self.const(t, "_op")
+        args = ", ".join(self.arg_expr(a) for a in s.attrs["args"])
+        kw = ", ".join(f"{k}={self.arg_expr(v)}" for k, v in s.attrs["kwargs"].items())
+        call = f"{tname}({args}{', ' if args and kw else ''}{kw})"
+        if s.attrs["n_outputs"]:
+            lines = [f"{s.name} = {call}"]
+            for u in self._getitems(s):
+                sig = tuple(d for d, x in enumerate(u.shape) if x != 1)
+                lines.append(f"{u.name} = _layout({s.name}[{u.attrs['index']}], {tuple(u.shape)!r}, "
+                             f"{tuple(u.stride)!r}, {sig!r})")
+            lines.append(f"del {s.name}")
+            return "; ".join(lines)
+        sig = tuple(d for d, x in enumerate(s.shape) if x != 1)
+        return f"{s.name} = _layout({call}, {tuple(s.shape)!r}, {tuple(s.stride)!r}, {sig!r})"
+
+    def _getitems(self, s: Node):
+        return [n for n in self.sched.graph.nodes if n.kind == "getitem" and n.args[0] is s]
+
+
+def make_callable(sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], lib: Optional[ctypes.CDLL],
+                  placeholder_names: list[str]) -> tuple[Callable, str]:
+    w = WrapperWriter(sched, plan, kernels)
+    w.placeholder_names = placeholder_names
+    w._taken = set(plan.reuse.values())
+    src = w.write()
+    env: dict[str, Any] = {
+        "torch": torch, "_layout": _layout, "_as_strided": torch.as_strided,
+        "_empty": _empty,
+    }
+    env.update(w.consts)
+    for k in kernels:
+        fn = getattr(lib, k.name)
+        fn.argtypes = [ctypes.c_void_p] * len(k.args)
+        fn.restype = None
+        env[k.name] = fn
+    code = compile(src, "<bessemer wrapper>", "exec")
+    exec(code, env)
+    return env["call"], src
+
+
+def _empty(shape, dtype):
+    return torch.empty(shape, dtype=dtype)

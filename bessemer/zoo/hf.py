@@ -1,0 +1,65 @@
+"""Shared helpers for the zoo's transformers models.
+
+transformers is imported only when a model is built, so listing the zoo or
+building the plain PyTorch models does not pay for importing it.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Mapping
+
+import torch
+
+# Token ids a config names; a small vocabulary must still contain them.
+_TOKEN_ID_FIELDS = ("bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id",
+                    "decoder_start_token_id", "forced_eos_token_id")
+
+
+@functools.lru_cache(maxsize=None)
+def _default_config(config_cls: str) -> Mapping[str, Any]:
+    import transformers
+    return getattr(transformers, config_cls)().to_dict()
+
+
+def make_config(config_cls: str, arch: Mapping[str, Any], **extra: Any):
+    """The config `config_cls(**arch, **extra)` with every dropout off.
+
+    Dropout is off because fidelity is measured against eager: the random streams
+    of dropout differ between compilers, so runs with it would not be comparable.
+    Token ids of the published config that fall outside a smaller vocabulary are
+    moved to its last id.
+    """
+    import transformers
+    kwargs = {**arch, **extra}
+    vocab = kwargs.get("vocab_size")
+    if vocab is not None:
+        defaults = _default_config(config_cls)
+        for name in _TOKEN_ID_FIELDS:
+            value = kwargs.get(name, defaults.get(name))
+            if isinstance(value, int) and value >= vocab:
+                kwargs[name] = vocab - 1
+    cfg = getattr(transformers, config_cls)(**kwargs)
+    for name, value in cfg.to_dict().items():
+        if ("dropout" in name or name.endswith("pdrop") or "layerdrop" in name) \
+                and (value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))):
+            setattr(cfg, name, 0.0)
+    return cfg
+
+
+def make_model(model_cls: str, config) -> torch.nn.Module:
+    import transformers
+    return getattr(transformers, model_cls)(config)
+
+
+def hf_loss(model: torch.nn.Module, inputs: dict) -> torch.Tensor:
+    """The loss a transformers model computes itself when given labels."""
+    return model(**inputs).loss
+
+
+def quiet() -> None:
+    """Silence transformers' informational warnings (for benchmark workers)."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover
+        return
+    hf_logging.set_verbosity_error()
