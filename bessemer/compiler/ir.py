@@ -182,7 +182,8 @@ def format_node(n: Node) -> str:
     elif n.kind == "iota":
         body = f"iota(dim={n.attrs['dim']}, start={n.attrs['start']}, step={n.attrs['step']})"
     elif n.kind == "view":
-        body = f"view.{n.attrs['what']}({args}) {n.attrs['map']}"
+        how = n.attrs["map"] if "map" in n.attrs else f"strides={list(n.attrs['strides'])} offset={n.attrs['offset']}"
+        body = f"view.{n.attrs['what']}({args}) {how}"
     elif n.kind == "reduce":
         body = f"{n.op}({args}, dims={list(n.attrs['dims'])}, keepdim={n.attrs['keepdim']})"
     elif n.kind == "extern":
@@ -193,7 +194,7 @@ def format_node(n: Node) -> str:
     elif n.kind == "output":
         return f"return ({_fmt_args(n.attrs['outs'])})"
     elif n.kind == "input":
-        body = f"input stride={list(n.stride)}"
+        body = f"input stride={list(n.stride)}" + (" (constant)" if "constant" in n.attrs else "")
     else:
         body = n.kind
     return f"%{n.name}: {dt}{list(n.shape)} = {body}"

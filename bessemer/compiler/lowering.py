@@ -518,7 +518,8 @@ def _expand(L, node, x, size, implicit=False):
     return broadcast(L.g, x, tuple(size))
 
 
-@lowers(aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default)
+@lowers(aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
+        torch.ops.prims.squeeze.default)
 def _squeeze(L, node, x, *dims):
     return reshape(L.g, x, L.shape(node))
 
@@ -697,7 +698,12 @@ class Lowerer:
                 outs = n.args[0]
                 self.g.output([self.env[o] if isinstance(o, torch.fx.Node) else o for o in outs])
             elif n.op == "get_attr":
-                raise Unsupported("get_attr nodes")
+                t = getattr(self.gm, n.target)
+                if not isinstance(t, torch.Tensor) or t.device.type != "cpu":
+                    raise Unsupported(f"get_attr {n.target} of type {type(t).__name__}")
+                node = self.g.input(tuple(t.shape), t.dtype, tuple(t.stride()), name=f"const_{len(self.g.nodes)}")
+                node.attrs["constant"] = t
+                self.env[n] = node
         return self.g
 
     def _arg(self, a):

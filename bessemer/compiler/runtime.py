@@ -105,6 +105,9 @@ class WrapperWriter:
         self.emit(f"({', '.join(self.placeholder_names) + ','}) = args" if self.placeholder_names else "pass")
         self.emit("args.clear()")
         for n in inputs:
+            if "constant" in n.attrs:
+                self.emit(f"{n.name} = {self.const(n.attrs['constant'])}")
+                continue
             sig = tuple(d for d, s in enumerate(n.shape) if s != 1)
             self.emit(f"{n.name} = _layout({n.name}, {tuple(n.shape)!r}, {tuple(n.stride)!r}, {sig!r})")
         freed_inputs = set()

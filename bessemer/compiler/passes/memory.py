@@ -29,8 +29,9 @@ class MemoryPlan:
         return "\n".join(lines) + "\n"
 
 
-def base_of(n: Node) -> Node:
-    while n.kind == "view":
+def base_of(n: Node, realized=frozenset()) -> Node:
+    """The buffer whose memory n reads (n itself when n has its own buffer)."""
+    while n.kind == "view" and n not in realized:
         n = n.args[0]
     return n
 
@@ -48,7 +49,7 @@ def plan_memory(sched: Schedule) -> MemoryPlan:
     holders: dict[Node, Node] = {}  # extern output -> inputs it may alias
 
     def touch(n: Node, i: int):
-        b = base_of(n)
+        b = base_of(n, sched.realized)
         last_use[b] = max(last_use.get(b, -1), i)
         for h in holders.get(b, ()):
             touch(h, i)
@@ -77,11 +78,11 @@ def plan_memory(sched: Schedule) -> MemoryPlan:
                 touch(a, i)
             touch(s, i)
             if _aliases_input(s):
-                holders[s] = [base_of(a) for a in s.args]
+                holders[s] = [base_of(a, sched.realized) for a in s.args]
     end = len(sched.steps)
     outs = set()
     for o in g.output_node.args:
-        b = base_of(o)
+        b = base_of(o, sched.realized)
         outs.add(b)
         for h in holders.get(b, ()):
             outs.add(h)

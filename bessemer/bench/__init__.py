@@ -1,0 +1,9 @@
+"""bessemer bench: eager vs Inductor vs bessemer on the model zoo, each in fresh processes.
+
+    cli.py      arguments, validation, output files
+    suite.py    plans the worker processes and assembles their results
+    runner.py   the worker: one (model, mode, phase) per process
+    measure.py  step times, FLOPs, the matmul peak, peak memory
+    fit.py      whether a batch fits, estimated before anything runs
+    report.py   the table, results.md / the tested-models page, the chart
+"""

@@ -1,0 +1,281 @@
+"""`bessemer bench`: argument parsing, validation, and the files a run writes.
+
+    bessemer bench                                  the core benchmark: mlp and gpt2 at scale small,
+                                                    eager vs inductor vs bessemer
+    bessemer bench gpt2 bert-base-uncased --scale tiny --modes eager,bessemer --steps 3
+    bessemer bench all --scale small --page docs/tested-models.md
+    bessemer bench --report bench-out/results.json --page docs/tested-models.md
+    bessemer bench --list
+
+Bad input (an unknown model, mode or scale, a size the model does not take, a
+batch that does not fit in memory) is reported in one line, with exit code 2,
+before anything runs or is written. Results go to the output folder only when
+the run is complete: results.json, results.md and chart.png.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from typing import Optional
+
+from .. import zoo
+from . import report, runner, suite
+
+DEFAULT_MODELS = ("mlp", "gpt2")  # the core benchmark
+DEFAULT_OUT = "bench-out"
+PROG = "bessemer bench"
+
+
+class UsageError(Exception):
+    """Bad input; the message is the one line the user sees."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit code 2, instead of argparse's usage dump
+        raise UsageError(message)
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return v
+
+
+def _non_negative(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return v
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Benchmark eager, Inductor and bessemer training on the model zoo.",
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="With no models: the core benchmark (mlp and gpt2, scale small, all modes).")
+    p.add_argument("models", nargs="*", metavar="MODEL",
+                   help="zoo models to run ('all' for the whole zoo; see --list)")
+    p.add_argument("--scale", default="small", help=f"model size: {', '.join(zoo.SCALES)} (default small)")
+    p.add_argument("--modes", default=",".join(runner.MODES),
+                   help=f"comma-separated modes among {', '.join(runner.MODES)} (default: all)")
+    p.add_argument("--steps", type=_positive, default=10, help="measured steps (default 10)")
+    p.add_argument("--warmup", type=_non_negative, default=3,
+                   help="steps after the first and before the measured ones (default 3)")
+    p.add_argument("--batch", type=_positive, help="batch size (default: the model's, per scale)")
+    p.add_argument("--seq", type=_positive, help="tokens per sample for token models (default: per scale)")
+    p.add_argument("--image", type=_positive, help="image side in pixels for image models (default: per scale)")
+    p.add_argument("--dtype", default="fp32", help="fp32 or bf16 (autocast) (default fp32)")
+    p.add_argument("--device", default="auto", help="cpu, cuda or auto (default: cuda when available)")
+    p.add_argument("--seed", type=_non_negative, default=0, help="seed of weights and data (default 0)")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+                   help=f"folder for results.json, results.md, chart.png (default {DEFAULT_OUT})")
+    p.add_argument("--page", metavar="FILE", help="also render the tested-models page to FILE")
+    p.add_argument("--report", metavar="RESULTS_JSON",
+                   help="run nothing: render the table, --out files and --page from a saved results.json")
+    p.add_argument("--timeout", type=_seconds, default=1800.0, metavar="S",
+                   help="seconds one worker process may take (default 1800)")
+    p.add_argument("--no-warm", action="store_true", help="skip the warm-start processes")
+    p.add_argument("--no-memory", action="store_true", help="skip the peak-memory processes")
+    p.add_argument("--list", action="store_true", help="list the zoo and exit")
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(argv)
+        if args.list:
+            print(_zoo_listing())
+            return 0
+        if args.report:
+            results = _load_report(args)
+            _check_outputs(args)
+        else:
+            plan = _plan(args, argv)
+            _check_outputs(args)
+            _check_fit(plan)
+    except UsageError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help
+        return int(e.code or 0)
+
+    if not args.report:
+        try:
+            results = suite.run(plan, _progress(plan))
+        except KeyboardInterrupt:
+            print(f"\n{PROG}: interrupted; nothing was written", file=sys.stderr)
+            return 130
+    report.speedups(results)
+    print(report.table(results))
+    written = _write_outputs(results, args.out, args.page)
+    print("\nwrote " + ", ".join(written))
+    return 0
+
+
+# -- validation ------------------------------------------------------------------------------
+def _plan(args, argv: list[str]) -> suite.Plan:
+    known = zoo.names()
+    models = list(args.models) or list(DEFAULT_MODELS)
+    if "all" in models:
+        models = known
+    for m in models:
+        if m not in known:
+            raise UsageError(f"unknown model {m!r}; the zoo has: {', '.join(known)} (or 'all')")
+    models = list(dict.fromkeys(models))
+    if args.scale not in zoo.SCALES:
+        raise UsageError(f"unknown scale {args.scale!r}; scales are: {', '.join(zoo.SCALES)}")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes:
+        raise UsageError("--modes names no mode")
+    for m in modes:
+        if m not in runner.MODES:
+            raise UsageError(f"unknown mode {m!r}; modes are: {', '.join(runner.MODES)}")
+    modes = [m for m in runner.MODES if m in modes]  # eager first: it is the reference
+    if args.dtype not in runner.DTYPES:
+        raise UsageError(f"unknown dtype {args.dtype!r}; dtypes are: {', '.join(runner.DTYPES)}")
+    device = _device(args.device)
+    for m in models:
+        try:
+            zoo.resolve(m, args.scale, args.batch, args.seq, args.image)
+        except zoo.ZooError as e:
+            raise UsageError(str(e)) from None
+    return suite.Plan(models=models, modes=modes, scale=args.scale, steps=args.steps, warmup=args.warmup,
+                      batch=args.batch, seq=args.seq, image=args.image, dtype=args.dtype, device=device,
+                      seed=args.seed, timeout_s=args.timeout, memory=not args.no_memory,
+                      warm=not args.no_warm, command=shlex.join([PROG, *argv]))
+
+
+def _device(name: str) -> str:
+    import torch
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cpu":
+        return name
+    if name == "cuda":
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda: no CUDA device is available")
+        return name
+    raise UsageError(f"unknown device {name!r}; devices are: cpu, cuda, auto")
+
+
+def _check_fit(plan: suite.Plan) -> None:
+    """Refuse a batch whose eager training step would not fit in the device's free memory."""
+    import torch
+    from . import fit
+    avail = fit.available_bytes(torch.device(plan.device))
+    if avail is None:
+        return
+    for m in plan.models:
+        need = fit.estimate_step_bytes(m, plan.scale, plan.batch, plan.seq, plan.image)
+        if need is not None and need > avail:
+            batch = zoo.resolve(m, plan.scale, plan.batch, plan.seq, plan.image)[1].batch
+            raise UsageError(f"batch {batch} does not fit: {m} at scale {plan.scale} needs about "
+                             f"{need / 2 ** 30:,.1f} GiB for an eager AdamW step, {avail / 2 ** 30:,.1f} GiB "
+                             f"is free on {plan.device}")
+
+
+def _check_outputs(args) -> None:
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UsageError(f"--out {args.out!r} exists and is not a folder")
+    if args.page:
+        parent = os.path.dirname(os.path.abspath(args.page))
+        if os.path.isdir(args.page):
+            raise UsageError(f"--page {args.page!r} is a folder; give a file name")
+        if not os.path.isdir(parent):
+            raise UsageError(f"--page {args.page!r}: the folder {parent!r} does not exist")
+
+
+def _load_report(args) -> dict:
+    if args.models:
+        raise UsageError("--report renders a saved run; it takes no models")
+    try:
+        with open(args.report) as f:
+            results = json.load(f)
+    except OSError as e:
+        raise UsageError(f"--report {args.report!r}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise UsageError(f"--report {args.report!r} is not JSON: {e}") from None
+    if not isinstance(results, dict) or "rows" not in results or "meta" not in results:
+        raise UsageError(f"--report {args.report!r} is not a results.json of bessemer bench")
+    return results
+
+
+# -- output -------------------------------------------------------------------------------------
+def _write_outputs(results: dict, out: str, page: Optional[str]) -> list[str]:
+    """Write every file to a staging folder first, then move them into `out` together."""
+    parent = os.path.dirname(os.path.abspath(out))
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=".bench-staging-", dir=parent)
+    try:
+        runner.write_json(os.path.join(staging, "results.json"), results)
+        report.write_text(os.path.join(staging, "results.md"), report.markdown(results))
+        report.chart(results, os.path.join(staging, "chart.png"))
+        os.makedirs(out, exist_ok=True)
+        written = []
+        for name in ("results.json", "results.md", "chart.png"):
+            os.replace(os.path.join(staging, name), os.path.join(out, name))
+            written.append(os.path.join(out, name))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if page:
+        report.write_text(page, report.markdown(results, title="Tested models"))
+        written.append(page)
+    return written
+
+
+def _progress(plan: suite.Plan) -> suite.Progress:
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency of the bench
+        return suite.Progress(start=lambda label: print(f"… {label}", file=sys.stderr, flush=True))
+    bar = tqdm(total=plan.n_processes(), file=sys.stderr, unit="proc", dynamic_ncols=True,
+               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]")
+
+    def row_done(row: dict) -> None:
+        if row["status"] == "ok":
+            msg = f"{row['step_s']['median'] * 1e3:,.1f} ms/step, first step {row['first_step_cold_s']:.2f} s"
+        else:
+            msg = f"error: {row['error']}"
+        bar.write(f"{row['model']} · {row['mode']}: {msg}", file=sys.stderr)
+
+    def advance() -> None:
+        bar.update(1)
+        if bar.n >= bar.total:
+            bar.close()
+
+    return suite.Progress(start=bar.set_description_str, advance=advance, row_done=row_done)
+
+
+def _zoo_listing() -> str:
+    lines = []
+    for name in zoo.names():
+        s = zoo.spec(name)
+        sizes = []
+        for scale in zoo.SCALES:
+            z = s.sizes[scale]
+            extra = f" x {z.seq} tokens" if z.seq else (f" x {z.image}px" if z.image else "")
+            sizes.append(f"{scale}: batch {z.batch}{extra}")
+        lines.append(f"{name:26s} {s.summary}\n{'':26s} {'; '.join(sizes)}")
+    return "\n".join(lines)

@@ -1,0 +1,295 @@
+"""Rendering benchmark results: the terminal table, results.md / the tested-models
+page, the chart, and the targets the compiler is steered by.
+
+Everything here reads the results dictionary (the content of results.json) and
+nothing else, so a page can be re-rendered from a saved run.
+"""
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from typing import Optional
+
+MODE_ORDER = ("eager", "inductor", "bessemer")
+WARM_START_TARGET_S = 3.0
+COLD_COMPILE_TARGET_RATIO = 1 / 3
+
+
+# -- numbers ------------------------------------------------------------------------
+def speedups(results: dict) -> None:
+    """Fill in each row's speed-up over the eager row of the same model."""
+    eager = {r["model"]: r for r in results["rows"] if r["mode"] == "eager" and r["status"] == "ok"}
+    for r in results["rows"]:
+        ref = eager.get(r["model"])
+        ok = r["status"] == "ok" and ref is not None
+        r["speedup"] = ref["step_s"]["median"] / r["step_s"]["median"] if ok else None
+
+
+def geomean_speedups(results: dict) -> dict:
+    """Per mode: the geometric mean of the speed-ups over eager, and over how many models."""
+    out = {}
+    for mode in _modes(results):
+        vals = [r["speedup"] for r in results["rows"] if r["mode"] == mode and r.get("speedup")]
+        if vals:
+            out[mode] = {"geomean": math.exp(sum(math.log(v) for v in vals) / len(vals)), "models": len(vals)}
+    return out
+
+
+def targets(results: dict) -> list[dict]:
+    """The compiler's targets, checked per model where the rows to check them exist."""
+    rows = {(r["model"], r["mode"]): r for r in results["rows"]}
+    out = []
+    for model in _models(results):
+        b, e, i = rows.get((model, "bessemer")), rows.get((model, "eager")), rows.get((model, "inductor"))
+        if b is None:
+            continue
+        ok_b = b["status"] == "ok"
+        if e is not None and e["status"] == "ok":
+            sp = b.get("speedup")
+            out.append({"model": model, "target": "bessemer faster than eager",
+                        "met": bool(ok_b and sp and sp > 1),
+                        "value": f"{sp:.2f}x" if sp else "error"})
+        if i is not None and i["status"] == "ok" and i.get("first_step_cold_s"):
+            bc, ic = b.get("first_step_cold_s"), i["first_step_cold_s"]
+            out.append({"model": model, "target": "bessemer cold compile <= 1/3 of Inductor's",
+                        "met": bool(ok_b and bc is not None and bc <= ic * COLD_COMPILE_TARGET_RATIO),
+                        "value": f"{bc:.1f} s vs {ic:.1f} s" if ok_b and bc is not None else "error"})
+        bw = b.get("first_step_warm_s")
+        if b.get("phase_errors", {}).get("warm") or bw is not None or not ok_b:
+            out.append({"model": model, "target": f"bessemer warm start < {WARM_START_TARGET_S:.0f} s",
+                        "met": bool(ok_b and bw is not None and bw < WARM_START_TARGET_S),
+                        "value": f"{bw:.2f} s" if bw is not None else "error"})
+    return out
+
+
+def _models(results: dict) -> list[str]:
+    seen = []
+    for r in results["rows"]:
+        if r["model"] not in seen:
+            seen.append(r["model"])
+    return seen
+
+
+def _modes(results: dict) -> list[str]:
+    present = {r["mode"] for r in results["rows"]}
+    return [m for m in MODE_ORDER if m in present] + sorted(present - set(MODE_ORDER))
+
+
+# -- cells ----------------------------------------------------------------------------
+def _f(value, fmt: str, missing: str = "—") -> str:
+    return missing if value is None else format(value, fmt)
+
+
+def _cells(r: dict) -> list[str]:
+    """One row's cells, in the order of COLUMNS; the caller handles error rows."""
+    step = r["step_s"]
+    errs = r.get("phase_errors", {})
+    warm = "err" if "warm" in errs else _f(r.get("first_step_warm_s"), ".2f")
+    mem = "err" if "memory" in errs else _f(_mib(r.get("peak_mem_bytes")), ",.0f")
+    return [
+        f"{step['median'] * 1e3:,.1f} ±{step['spread'] * 50:.0f}%",
+        _f(r.get("speedup"), ".2f") + ("x" if r.get("speedup") else ""),
+        _f(r.get("samples_per_s"), ",.1f"),
+        _f(r.get("tokens_per_s"), ",.0f"),
+        _f(r["mfu"] * 100 if r.get("mfu") is not None else None, ".1f") + ("%" if r.get("mfu") else ""),
+        _f(r.get("first_step_cold_s"), ".2f"),
+        warm,
+        mem,
+        _f(r.get("final_loss"), ".4f"),
+        _f(r.get("loss_max_rel_diff"), ".1e"),
+        _f(r.get("param_max_rel_diff"), ".1e"),
+    ]
+
+
+COLUMNS = ["step ms (±IQR/2)", "vs eager", "samples/s", "tokens/s", "MFU", "1st step cold s",
+           "1st step warm s", "peak MiB", "final loss", "loss Δ", "param Δ"]
+
+
+def _mib(b: Optional[int]) -> Optional[float]:
+    return None if b is None else b / 2 ** 20
+
+
+# -- the terminal table ----------------------------------------------------------------
+def table(results: dict) -> str:
+    head = ["model", "mode"] + COLUMNS
+    body, notes = [], []
+    for r in results["rows"]:
+        if r["status"] != "ok":
+            body.append([r["model"], r["mode"], f"error: {r['error']}"])
+            continue
+        body.append([r["model"], r["mode"]] + _cells(r))
+        for phase, err in r.get("phase_errors", {}).items():
+            notes.append(f"  {r['model']} · {r['mode']} · {phase}: {err}")
+    widths = [max([len(head[i])] + [len(b[i]) for b in body if len(b) == len(head) or i < 2])
+              for i in range(len(head))]
+
+    def line(cells):
+        if len(cells) != len(head):  # an error row: model, mode, then the message
+            return "  ".join([cells[0].ljust(widths[0]), cells[1].ljust(widths[1]), cells[2]])
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    out = [line(head), line(["-" * w for w in widths])] + [line(b) for b in body]
+    if notes:
+        out += ["", "errors in other phases:"] + notes
+    t = targets(results)
+    if t:
+        out += ["", "targets:"] + [f"  [{'x' if x['met'] else ' '}] {x['model']}: {x['target']} ({x['value']})"
+                                   for x in t]
+    g = geomean_speedups(results)
+    peak = results["meta"].get("matmul_peak", {})
+    out += ["", "geometric-mean speed-up over eager: " +
+            (", ".join(f"{m} {v['geomean']:.2f}x ({v['models']} models)" for m, v in g.items()) or "—"),
+            f"matmul peak (MFU denominator): {_gflops(peak)}"]
+    return "\n".join(out)
+
+
+def _gflops(peak: dict) -> str:
+    if not peak.get("flops_per_s"):
+        return "—"
+    return (f"{peak['flops_per_s'] / 1e9:,.1f} GFLOP/s ({peak.get('dtype')} {peak.get('n')}x{peak.get('n')} "
+            f"matmul on {peak.get('device')})")
+
+
+# -- markdown: results.md and the tested-models page --------------------------------------
+def markdown(results: dict, title: str = "Benchmark results") -> str:
+    meta = results["meta"]
+    plan = meta.get("plan", {})
+    host = meta.get("host", {})
+    v = meta.get("versions", {})
+    out = [f"# {title}", "",
+           "<!-- Generated by `bessemer bench`; every number below comes from a benchmark run. "
+           "Do not edit by hand: rerun the command below. -->", "",
+           "Regenerate this page with:", "", "```", meta.get("command") or "bessemer bench", "```", "",
+           f"Measured {meta.get('date', '')} on {host.get('cpu', '?')} ({host.get('cores', '?')} cores, "
+           f"{host.get('torch_threads', '?')} torch threads)"
+           + (f", GPU {host['gpu']}" if host.get("gpu") else "")
+           + f"; torch {v.get('torch')}, transformers {v.get('transformers')}, bessemer {v.get('bessemer')}. "
+           f"Scale `{plan.get('scale')}`, {plan.get('dtype')}, device {plan.get('device')}, "
+           f"{plan.get('warmup')} warm-up and {plan.get('steps')} measured steps, AdamW "
+           f"(lr {meta.get('learning_rate')}), seed {plan.get('seed')}. "
+           f"Matmul peak: {_gflops(meta.get('matmul_peak', {}))}.", ""]
+    g = geomean_speedups(results)
+    if g:
+        out += ["## Summary", "", "Geometric-mean speed-up over eager:", ""]
+        out += [f"- **{m}**: {x['geomean']:.2f}x over {x['models']} models" for m, x in g.items()]
+        out.append("")
+    t = targets(results)
+    if t:
+        out += ["Targets:", ""] + [f"- [{'x' if x['met'] else ' '}] {x['model']}: {x['target']} ({x['value']})"
+                                   for x in t]
+        out.append("")
+    out += ["## Per model", "", "| model | size | mode | " + " | ".join(COLUMNS) + " |",
+            "|" + "---|" * (3 + len(COLUMNS))]
+    for r in results["rows"]:
+        size = _size(r)
+        if r["status"] != "ok":
+            out.append(f"| {r['model']} | {size} | {r['mode']} | error: {_md_escape(r['error'])} |"
+                       + " |" * (len(COLUMNS) - 1))
+        else:
+            out.append(f"| {r['model']} | {size} | {r['mode']} | " + " | ".join(_cells(r)) + " |")
+    notes = [(r, p, e) for r in results["rows"] for p, e in r.get("phase_errors", {}).items()]
+    if notes:
+        out += ["", "Errors in the warm-start and memory processes:", ""]
+        out += [f"- {r['model']} · {r['mode']} · {p}: {_md_escape(e)}" for r, p, e in notes]
+    out += ["", "## What the columns mean", "", *_COLUMN_NOTES, ""]
+    return "\n".join(out)
+
+
+def _size(r: dict) -> str:
+    if r.get("batch") is None:
+        return "—"
+    parts = [f"batch {r['batch']}"]
+    if r.get("seq"):
+        parts.append(f"seq {r['seq']}")
+    if r.get("image"):
+        parts.append(f"{r['image']}px")
+    if r.get("n_params"):
+        parts.append(f"{r['n_params'] / 1e6:.1f}M params")
+    return ", ".join(parts)
+
+
+def _md_escape(s: Optional[str]) -> str:
+    return (s or "").replace("|", "\\|").replace("\n", " ")
+
+
+_COLUMN_NOTES = [
+    "- Each (model, mode) runs in fresh processes with the same seed, data and optimizer (AdamW); "
+    "eager is torch's default AdamW, inductor compiles the model with `model.compile()` and wraps "
+    "`opt.step` in `torch.compile`, bessemer is `bessemer.compile(model, optimizer=opt)`.",
+    "- **step ms**: median wall time of a training step (zero_grad, forward with the loss, backward, "
+    "optimizer step) after the warm-up steps; ± is half the interquartile range, relative to the median.",
+    "- **vs eager**: eager's median step time divided by this mode's.",
+    "- **MFU**: the model's FLOPs per step (matmuls, convolutions and attention of forward and backward, "
+    "counted with torch's FlopCounterMode on an eager step) divided by the step time and by the matmul "
+    "peak measured in the same invocation.",
+    "- **1st step cold**: seconds from setting the mode up to the end of the first step, with empty "
+    "compiler caches (fresh BESSEMER_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR); "
+    "**warm**: the same in a second fresh process on the caches the first one filled. Eager compiles "
+    "nothing, so it has no warm start.",
+    "- **peak MiB**: peak live tensor memory of one training step after two earlier steps, measured the "
+    "same way for every mode. On a GPU, the CUDA allocator's peak. On the CPU, the profiler's allocation "
+    "events for everything allocated through torch's CPU allocator from before the first step "
+    "(activations, gradients, optimizer state, buffers compiled code allocates and keeps), plus the "
+    "parameters, buffers and input batches that existed before; memory outside torch's allocator is "
+    "not counted.",
+    "- **final loss**: the loss of the last step. **loss Δ**: the largest relative difference from "
+    "eager's loss over all steps. **param Δ**: after the last step, the largest over parameters of "
+    "max|p − p_eager| / max|p_eager|. Dropout is off in every model so that runs are comparable.",
+]
+
+
+# -- the chart -------------------------------------------------------------------------------
+def chart(results: dict, path: str) -> None:
+    """speed-up over eager and peak memory, per model and mode, side by side."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    models, modes = _models(results), _modes(results)
+    rows = {(r["model"], r["mode"]): r for r in results["rows"]}
+    fig, axes = plt.subplots(1, 2, figsize=(max(8, 1.2 * len(models) + 4) * 1.6, 5))
+    width = 0.8 / max(len(modes), 1)
+    for ax, key, label in ((axes[0], "speedup", "speed-up over eager (x)"),
+                           (axes[1], "peak_mem_bytes", "peak step memory (MiB)")):
+        for j, mode in enumerate(modes):
+            xs, ys, errs = [], [], []
+            for i, model in enumerate(models):
+                r = rows.get((model, mode))
+                v = r.get(key) if r else None
+                x = i + (j - (len(modes) - 1) / 2) * width
+                if v is None:
+                    if r is not None:
+                        errs.append(x)
+                    continue
+                xs.append(x)
+                ys.append(v / 2 ** 20 if key == "peak_mem_bytes" else v)
+            ax.bar(xs, ys, width, label=mode)
+            for x in errs:
+                ax.text(x, 0, "err", ha="center", va="bottom", fontsize=7, rotation=90, color="red")
+        if key == "speedup":
+            ax.axhline(1.0, color="gray", linewidth=0.8, linestyle="--")
+        ax.set_xticks(range(len(models)))
+        ax.set_xticklabels(models, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel(label)
+        ax.legend(fontsize=8)
+    plan = results["meta"].get("plan", {})
+    fig.suptitle(f"bessemer bench — scale {plan.get('scale')}, {plan.get('dtype')}, {plan.get('device')}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# -- writing files ------------------------------------------------------------------------
+def write_text(path: str, text: str) -> None:
+    """Write a file whole or not at all."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,211 @@
+"""The benchmark worker: one (model, mode, phase) in a fresh process.
+
+    python -m bessemer.bench.runner JOB.json
+
+JOB.json names the model, scale, sizes, mode, phase and where to write the
+result. Phases:
+
+  run     count the model's FLOPs, then set the mode up and time the first step
+          (compile included, cold when the cache folders are empty), the warm-up
+          steps and the measured steps; record every step's loss; save the final
+          parameters for the fidelity comparison.
+  warm    the same set-up and first step in a second process that finds the
+          caches the `run` process filled: the warm start.
+  memory  peak memory of a training step, recorded from before the first step
+          (see measure.py for what it counts).
+
+Every phase runs the same steps up to its measurement, so the processes differ
+only in what they record. A failure is written into the result as one line; the
+worker's output (and the full traceback) goes to its log.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+import traceback
+from typing import Callable
+
+import torch
+
+from .. import zoo
+from . import measure
+
+PHASES = ("run", "warm", "memory")
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
+LEARNING_RATE = 1e-4
+# Steps cycle through this many distinct synthetic batches.
+DISTINCT_BATCHES = 4
+
+
+# -- the modes: each one's own documented set-up, from (model, optimizer) to the optimizer-step callable
+def setup_eager(model: torch.nn.Module, opt: torch.optim.Optimizer) -> Callable[[], None]:
+    """Plain PyTorch: the model as it is and torch's default AdamW."""
+    return opt.step
+
+
+def setup_inductor(model: torch.nn.Module, opt: torch.optim.Optimizer) -> Callable[[], None]:
+    """torch.compile with Inductor: the model compiled in place, and opt.step wrapped in
+    torch.compile as PyTorch's "compiling the optimizer" tutorial recommends."""
+    model.compile()
+
+    @torch.compile(fullgraph=False)
+    def opt_step():
+        opt.step()
+
+    return opt_step
+
+
+def setup_bessemer(model: torch.nn.Module, opt: torch.optim.Optimizer) -> Callable[[], None]:
+    """bessemer: the one line, model and optimizer together."""
+    import bessemer
+    bessemer.compile(model, optimizer=opt)
+    return opt.step
+
+
+MODES: dict[str, Callable[[torch.nn.Module, torch.optim.Optimizer], Callable[[], None]]] = {
+    "eager": setup_eager,
+    "inductor": setup_inductor,
+    "bessemer": setup_bessemer,
+}
+
+
+# -- one worker ---------------------------------------------------------------------
+class _Stage:
+    """Names the part of the job that is running, for the error line."""
+
+    def __init__(self):
+        self.name = "start"
+
+    def __call__(self, name: str) -> "_Stage":
+        self.name = name
+        return self
+
+
+def run_job(job: dict) -> dict:
+    stage = _Stage()
+    try:
+        return {"ok": True, **_run(job, stage)}
+    except BaseException as e:  # noqa: BLE001 - every failure becomes a result row
+        traceback.print_exc()
+        msg = " ".join(str(e).split()) or "(no message)"
+        if len(msg) > 300:
+            msg = msg[:297] + "..."
+        return {"ok": False, "stage": stage.name, "error": f"{type(e).__name__}: {msg}"}
+
+
+def _run(job: dict, stage: _Stage) -> dict:
+    from ..zoo import hf
+    hf.quiet()
+    torch.manual_seed(job["seed"])
+    device = torch.device(job["device"])
+    phase, mode = job["phase"], job["mode"]
+    amp = _autocast(device, job["dtype"])
+
+    stage("build")
+    w = zoo.build(job["model"], job["scale"], job.get("batch"), job.get("seq"), job.get("image"),
+                  seed=job["seed"], device=device)
+    model = w.model
+    opt = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
+    total_steps = 1 + job["warmup"] + job["steps"] if phase == "run" else 3
+    batches = [w.make_batch(i) for i in range(min(total_steps, DISTINCT_BATCHES))]
+
+    def forward_backward(batch):
+        with amp():
+            loss = w.loss_fn(model, batch)
+        loss.backward()
+        return loss
+
+    def train_step(i: int) -> torch.Tensor:
+        opt.zero_grad(set_to_none=True)
+        loss = forward_backward(batches[i % len(batches)])
+        opt_step()
+        return loss.detach()
+
+    # The same eager forward and backward in every phase and mode, before the mode is
+    # set up: it counts the model's FLOPs and warms the runtime up alike for all.
+    stage("count flops")
+    flops = measure.count_flops(lambda: forward_backward(batches[0]))
+    model.zero_grad(set_to_none=True)
+    torch.manual_seed(job["seed"])
+
+    out = {"flops_per_step": flops, "n_params": w.n_params(), "batch": w.batch, "seq": w.seq,
+           "image": w.image, "tokens_per_sample": w.tokens_per_sample}
+
+    if phase == "memory":
+        existing = [*model.parameters(), *model.buffers(), *(t for b in batches for t in b.values())]
+        tracker = measure.PeakMemory(device, existing)
+        with tracker:
+            stage(f"{mode} set-up")
+            opt_step = MODES[mode](model, opt)
+            stage("steps")
+            train_step(0)
+            train_step(1)
+            with tracker.measured_step():
+                train_step(2)
+        out.update(peak_bytes=tracker.peak_bytes, memory_method=tracker.method)
+        return out
+
+    stage(f"{mode} set-up and first step")
+    t0 = time.perf_counter()
+    opt_step = MODES[mode](model, opt)
+    losses = [train_step(0)]
+    measure.sync(device)
+    out["first_step_s"] = time.perf_counter() - t0
+    if phase == "warm":
+        return out
+
+    stage("warm-up steps")
+    for i in range(1, 1 + job["warmup"]):
+        losses.append(train_step(i))
+    stage("measured steps")
+    times = []
+    for i in range(1 + job["warmup"], total_steps):
+        loss, dt = measure.timed(lambda: train_step(i), device)
+        losses.append(loss)
+        times.append(dt)
+    out["step_times"] = times
+    out["losses"] = [float(x) for x in losses]
+    if job.get("params_path"):
+        stage("save parameters")
+        torch.save({n: p.detach().to("cpu", torch.float32) for n, p in model.named_parameters()},
+                   job["params_path"])
+    return out
+
+
+def _autocast(device: torch.device, dtype: str):
+    if dtype == "fp32":
+        return contextlib.nullcontext
+    return lambda: torch.autocast(device_type=device.type, dtype=DTYPES[dtype])
+
+
+def write_json(path: str, data: dict) -> None:
+    """Write JSON so that a reader sees the whole file or none of it."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m bessemer.bench.runner JOB.json", file=sys.stderr)
+        return 2
+    with open(argv[0]) as f:
+        job = json.load(f)
+    result = run_job(job)
+    write_json(job["result_path"], result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,273 @@
+"""The benchmark run: plan the worker processes, run them one at a time, assemble the results.
+
+For each model the modes run in order, eager first (the reference). For each
+(model, mode) there is one folder of caches (bessemer's, Inductor's and
+Triton's), empty at the start, and up to three worker processes:
+
+  run     cold first step, then the timed steps, losses and final parameters
+  warm    a fresh process on the same, now filled, caches (compiling modes only)
+  memory  peak step memory
+
+Workers run one after the other, never side by side, so they do not compete for
+the cores they are timed on.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Optional
+
+import torch
+
+from . import runner
+from .measure import matmul_peak, summarize
+
+# Modes that compile, and so have a warm start to measure.
+COMPILING = ("inductor", "bessemer")
+
+
+@dataclass
+class Plan:
+    models: list[str]
+    modes: list[str]
+    scale: str = "small"
+    steps: int = 10
+    warmup: int = 3
+    batch: Optional[int] = None
+    seq: Optional[int] = None
+    image: Optional[int] = None
+    dtype: str = "fp32"
+    device: str = "cpu"
+    seed: int = 0
+    timeout_s: float = 1800.0
+    memory: bool = True
+    warm: bool = True
+    command: str = ""
+
+    def phases(self, mode: str) -> list[str]:
+        out = ["run"]
+        if self.warm and mode in COMPILING:
+            out.append("warm")
+        if self.memory:
+            out.append("memory")
+        return out
+
+    def n_processes(self) -> int:
+        return len(self.models) * sum(len(self.phases(m)) for m in self.modes)
+
+
+@dataclass
+class Progress:
+    """What the suite tells its caller as it goes (a progress bar, a log)."""
+
+    start: Callable[[str], None] = field(default=lambda label: None)
+    advance: Callable[[], None] = field(default=lambda: None)
+    row_done: Callable[[dict], None] = field(default=lambda row: None)
+
+
+def run(plan: Plan, progress: Progress = Progress()) -> dict:
+    """Run every worker of `plan` and return the results (the content of results.json)."""
+    t0 = time.perf_counter()
+    device = torch.device(plan.device)
+    peak = _matmul_peak(device, plan.dtype)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bessemer-bench-") as work:
+        for model in plan.models:
+            model_rows = []
+            for mode in plan.modes:
+                caches = os.path.join(work, f"{_safe(model)}-{mode}")
+                results = {}
+                for phase in plan.phases(mode):
+                    progress.start(f"{model} · {mode} · {phase}")
+                    results[phase] = _run_worker(plan, model, mode, phase, caches, work)
+                    progress.advance()
+                    if phase == "run" and not results[phase].get("ok"):
+                        for _ in plan.phases(mode)[1:]:
+                            progress.advance()
+                        break
+                model_rows.append(_row(plan, model, mode, results, peak))
+            _fidelity(model_rows, work, model)
+            for row in model_rows:
+                progress.row_done(row)
+            rows.extend(model_rows)
+    return {"meta": _meta(plan, peak, time.perf_counter() - t0), "rows": rows}
+
+
+# -- workers ---------------------------------------------------------------------------
+def _worker_env(caches: str) -> dict:
+    env = dict(os.environ)
+    env["BESSEMER_CACHE_DIR"] = os.path.join(caches, "bessemer")
+    env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(caches, "inductor")
+    env["TRITON_CACHE_DIR"] = os.path.join(caches, "triton")
+    # The worker imports this checkout of bessemer, wherever the benchmark is started from.
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    env.pop("BESSEMER_COMPILER_CONFIG", None)
+    return env
+
+
+def _run_worker(plan: Plan, model: str, mode: str, phase: str, caches: str, work: str) -> dict:
+    os.makedirs(caches, exist_ok=True)
+    stem = os.path.join(work, f"{_safe(model)}-{mode}-{phase}")
+    job = {"model": model, "scale": plan.scale, "batch": plan.batch, "seq": plan.seq, "image": plan.image,
+           "mode": mode, "phase": phase, "dtype": plan.dtype, "device": plan.device, "seed": plan.seed,
+           "steps": plan.steps, "warmup": plan.warmup, "result_path": stem + ".result.json",
+           "params_path": os.path.join(work, f"{_safe(model)}-{mode}.params.pt") if phase == "run" else None}
+    runner.write_json(stem + ".job.json", job)
+    with open(stem + ".log", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "bessemer.bench.runner", stem + ".job.json"],
+                                stdout=log, stderr=subprocess.STDOUT, env=_worker_env(caches),
+                                start_new_session=True)
+        try:
+            code = proc.wait(timeout=plan.timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            return {"ok": False, "stage": phase, "error": f"timed out after {plan.timeout_s:.0f} s"}
+        except BaseException:
+            _kill(proc)
+            raise
+    try:
+        with open(job["result_path"]) as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return {"ok": False, "stage": phase,
+                "error": f"worker exited with code {code}: {_last_line(stem + '.log')}"}
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def _last_line(path: str) -> str:
+    try:
+        with open(path, errors="replace") as f:
+            lines = [ln.strip() for ln in f if ln.strip()]
+        return lines[-1][:300] if lines else "(no output)"
+    except OSError:
+        return "(no log)"
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+# -- assembling rows -----------------------------------------------------------------
+def _row(plan: Plan, model: str, mode: str, results: dict, peak: dict) -> dict:
+    run_r = results.get("run", {})
+    row = {"model": model, "mode": mode, "scale": plan.scale, "dtype": plan.dtype, "device": plan.device,
+           "status": "ok" if run_r.get("ok") else "error", "error": None, "phase_errors": {}}
+    if not run_r.get("ok"):
+        row["error"] = f"{run_r.get('stage', 'run')}: {run_r.get('error', 'failed')}"
+        return row
+    step = summarize(run_r["step_times"])
+    batch, tokens = run_r["batch"], run_r.get("tokens_per_sample")
+    row.update(batch=batch, seq=run_r.get("seq"), image=run_r.get("image"), n_params=run_r["n_params"],
+               step_s=step, first_step_cold_s=run_r["first_step_s"], losses=run_r["losses"],
+               final_loss=run_r["losses"][-1], flops_per_step=run_r["flops_per_step"])
+    med = step.get("median")
+    row["samples_per_s"] = batch / med if med else None
+    row["tokens_per_s"] = batch * tokens / med if med and tokens else None
+    row["mfu"] = (run_r["flops_per_step"] / med / peak["flops_per_s"]
+                  if med and run_r["flops_per_step"] and peak.get("flops_per_s") else None)
+    if mode == "eager":  # eager compiles nothing: its first step is the same cold or warm
+        row["first_step_warm_s"] = None
+    for phase in ("warm", "memory"):
+        r = results.get(phase)
+        if r is None:
+            continue
+        if not r.get("ok"):
+            row["phase_errors"][phase] = f"{r.get('stage', phase)}: {r.get('error', 'failed')}"
+        elif phase == "warm":
+            row["first_step_warm_s"] = r["first_step_s"]
+        else:
+            row["peak_mem_bytes"] = r["peak_bytes"]
+            row["memory_method"] = r.get("memory_method")
+    return row
+
+
+def _fidelity(rows: list[dict], work: str, model: str) -> None:
+    """Against eager: the loss curve and the parameters after the last step."""
+    ref = next((r for r in rows if r["mode"] == "eager" and r["status"] == "ok"), None)
+    ref_path = os.path.join(work, f"{_safe(model)}-eager.params.pt")
+    ref_params = torch.load(ref_path) if ref is not None and os.path.exists(ref_path) else None
+    for r in rows:
+        path = os.path.join(work, f"{_safe(model)}-{r['mode']}.params.pt")
+        if r["status"] == "ok" and ref is not None:
+            r["loss_max_rel_diff"] = _curve_diff(r["losses"], ref["losses"])
+            if ref_params is not None and os.path.exists(path):
+                r["param_max_rel_diff"] = _param_diff(torch.load(path), ref_params)
+        if os.path.exists(path) and path != ref_path:
+            os.unlink(path)
+    if os.path.exists(ref_path):
+        os.unlink(ref_path)
+
+
+def _curve_diff(losses: list[float], ref: list[float]) -> Optional[float]:
+    pairs = list(zip(losses, ref))
+    if not pairs:
+        return None
+    if any(not (math.isfinite(a) and math.isfinite(b)) for a, b in pairs):
+        return math.inf
+    return max(abs(a - b) / max(abs(b), 1e-12) for a, b in pairs)
+
+
+def _param_diff(params: dict, ref: dict) -> float:
+    """max over parameters of max|p - p_eager| / max|p_eager|."""
+    worst = 0.0
+    for name, p_ref in ref.items():
+        p = params.get(name)
+        if p is None or p.shape != p_ref.shape:
+            return math.inf
+        scale = p_ref.abs().max().item()
+        diff = (p - p_ref).abs().max().item()
+        if not math.isfinite(diff):
+            return math.inf
+        worst = max(worst, diff / scale if scale > 0 else diff)
+    return worst
+
+
+# -- the run's facts ---------------------------------------------------------------------
+def _matmul_peak(device: torch.device, dtype: str) -> dict:
+    return matmul_peak(device, runner.DTYPES[dtype])
+
+
+def _meta(plan: Plan, peak: dict, wall_s: float) -> dict:
+    import bessemer
+    try:
+        import transformers
+        tf_version = transformers.__version__
+    except ImportError:  # pragma: no cover
+        tf_version = None
+    host = {"cpu": _cpu_name(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+            "platform": platform.platform(), "python": platform.python_version()}
+    if plan.device == "cuda":
+        host["gpu"] = torch.cuda.get_device_name(0)
+    return {"command": plan.command, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+            "versions": {"bessemer": bessemer.__version__, "torch": torch.__version__,
+                         "transformers": tf_version},
+            "host": host, "plan": asdict(plan), "matmul_peak": peak, "wall_s": wall_s,
+            "learning_rate": runner.LEARNING_RATE}
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
