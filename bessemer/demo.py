@@ -16,6 +16,8 @@ from .config import TrainingCompilerConfig
 from .jobs import JobFailedError, PyTorch, TrainingJob
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pytorch"
+HYPERPARAMETERS = {"epochs": 3, "batch_size": 32, "learning_rate": 0.05}
+LOSS = [{"Name": "loss", "Regex": r"loss=([0-9.]+)"}]
 
 
 def run(output_path: str | Path = "runs", enabled: bool = True, processes: int = 1,
@@ -24,10 +26,10 @@ def run(output_path: str | Path = "runs", enabled: bool = True, processes: int =
         raise FileNotFoundError(f"the example is not there: {EXAMPLE / 'train.py'} "
                                 "(the demo runs from a clone of the repository)")
     est = PyTorch(entry_point="train.py", source_dir=EXAMPLE,
-                  hyperparameters={"epochs": 3, "batch_size": 32, "learning_rate": 0.05},
+                  hyperparameters=HYPERPARAMETERS,
                   processes_per_instance=processes,
                   compiler_config=TrainingCompilerConfig(enabled=enabled),
-                  metric_definitions=[{"Name": "loss", "Regex": r"loss=([0-9.]+)"}],
+                  metric_definitions=LOSS,
                   output_path=output_path, base_job_name="demo")
     est.fit({"train": EXAMPLE / "data"}, logs=logs)
     return est.latest_training_job

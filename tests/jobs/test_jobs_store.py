@@ -1,0 +1,155 @@
+"""Job records in SQLite, metric parsing, and failure summaries."""
+import threading
+
+import pytest
+
+from bessemer.jobs import store as store_mod
+from bessemer.jobs.errors import error_tail
+from bessemer.jobs.metrics import parse_metrics, validate_definitions
+from bessemer.jobs.store import COMPLETED, FAILED, IN_PROGRESS, STOPPED, JobRecord, JobStore
+
+
+def test_records_round_trip(tmp_path):
+    store = JobStore(tmp_path)
+    rec = JobRecord(name="job-a", framework="pytorch", hyperparameters={"epochs": 2, "lr": 0.1},
+                    compiler_config={"enabled": True}, inputs={"train": "/data"}, creation_time=1.0)
+    store.create(rec)
+    got = store.get("job-a")
+    assert got.status == IN_PROGRESS
+    assert got.hyperparameters == {"epochs": 2, "lr": 0.1}
+    assert got.compiler_config == {"enabled": True}
+    assert got.inputs == {"train": "/data"}
+    with pytest.raises(ValueError, match="job_name 'job-a' is already taken"):
+        store.create(rec)
+    with pytest.raises(ValueError, match="no job named 'nope'"):
+        store.get("nope")
+
+
+def test_a_job_ends_once(tmp_path):
+    store = JobStore(tmp_path)
+    store.create(JobRecord(name="j", creation_time=1.0))
+    store.finish("j", FAILED, failure_reason="boom", exit_code=3)
+    store.finish("j", COMPLETED)  # too late: the first end stands
+    rec = store.get("j")
+    assert (rec.status, rec.failure_reason, rec.exit_code) == (FAILED, "boom", 3)
+    assert rec.end_time is not None
+    with pytest.raises(ValueError, match="status"):
+        store.finish("j", "Done")
+
+
+def test_same_millisecond_gives_distinct_names(tmp_path, monkeypatch):
+    monkeypatch.setattr(store_mod.time, "time", lambda: 1_800_000_000.123)
+    store = JobStore(tmp_path)
+    names = [store.create_unique("train", JobRecord(name="")).name for _ in range(3)]
+    assert len(set(names)) == 3
+    assert names[0] == "train-2027-01-15-08-00-00-123"
+    assert all(n.startswith(names[0]) for n in names)
+    assert len(store.list()) == 3
+
+
+def test_concurrent_writers_each_get_a_record(tmp_path):
+    names, errors = [], []
+
+    def start():
+        try:
+            names.append(JobStore(tmp_path).create_unique("concurrent", JobRecord(name="")).name)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=start) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(set(names)) == 8
+    assert sorted(r.name for r in JobStore(tmp_path).list()) == sorted(names)
+
+
+def test_long_base_names_are_cut_to_63_characters(tmp_path):
+    rec = JobStore(tmp_path).create_unique("x" * 80, JobRecord(name=""))
+    assert len(rec.name) <= 63
+
+
+def test_list_newest_first_and_by_status(tmp_path):
+    store = JobStore(tmp_path)
+    for i, name in enumerate(["a", "b", "c"]):
+        store.create(JobRecord(name=name, creation_time=float(i)))
+    store.finish("b", COMPLETED)
+    assert [r.name for r in store.list()] == ["c", "b", "a"]
+    assert [r.name for r in store.list(status=COMPLETED)] == ["b"]
+    assert [r.name for r in store.list(limit=1)] == ["c"]
+    with pytest.raises(ValueError, match="status"):
+        store.list(status="Running")
+
+
+def test_stop_requests(tmp_path):
+    store = JobStore(tmp_path)
+    store.create(JobRecord(name="j", creation_time=1.0))
+    assert not store.stop_requested("j")
+    assert store.request_stop("j") is True
+    assert store.stop_requested("j")
+    store.finish("j", STOPPED)
+    assert store.request_stop("j") is False  # already ended
+
+
+def test_metrics_keep_step_order(tmp_path):
+    store = JobStore(tmp_path)
+    store.create(JobRecord(name="j", creation_time=1.0))
+    store.add_metrics("j", [("loss", 1, 0.5), ("loss", 0, 0.9), ("acc", 0, 0.1), ("loss", 2, float("nan"))])
+    assert store.metrics("j") == {"acc": [(0, 0.1)], "loss": [(0, 0.9), (1, 0.5), (2, None)]}
+    d = store.describe("j")
+    assert d["Metrics"]["loss"] == [{"Step": 0, "Value": 0.9}, {"Step": 1, "Value": 0.5},
+                                    {"Step": 2, "Value": None}]
+    assert {m["MetricName"]: m["Value"] for m in d["FinalMetricDataList"]} == {"acc": 0.1, "loss": None}
+
+
+def test_parse_metrics_from_log_lines():
+    defs = validate_definitions([{"Name": "loss", "Regex": r"loss=([0-9.]+)"},
+                                 {"Name": "acc", "Regex": r"acc: ([0-9.]+)%"}])
+    lines = ["epoch=0 loss=1.5 acc: 10%", "noise", "epoch=1 loss=0.75", "loss=nope", "acc: 55.5%"]
+    assert parse_metrics(lines, defs) == [("loss", 0, 1.5), ("acc", 0, 10.0), ("loss", 1, 0.75),
+                                          ("acc", 1, 55.5)]
+
+
+@pytest.mark.parametrize("bad, match", [
+    ("loss=(.*)", "must be a list"),
+    ([{"Name": "loss"}], r"metric_definitions\[0\] must be a dict"),
+    ([{"Name": "", "Regex": "(x)"}], r"\['Name'\]"),
+    ([{"Name": "l", "Regex": "("}], "not a valid regex"),
+    ([{"Name": "l", "Regex": "loss=[0-9]+"}], "capture group"),
+    ([{"Name": "l", "Regex": "(a)"}, {"Name": "l", "Regex": "(b)"}], "defined twice"),
+])
+def test_bad_metric_definitions(bad, match):
+    with pytest.raises(ValueError, match=match):
+        validate_definitions(bad)
+
+
+def test_error_tail_is_the_script_traceback_not_the_launcher_one():
+    log = """\
+step 1
+Traceback (most recent call last):
+  File "train.py", line 3, in <module>
+    main()
+  File "train.py", line 2, in main
+    raise ValueError("bad batch")
+ValueError: bad batch
+[rank0]: more noise
+Traceback (most recent call last):
+  File "/venv/bin/torchrun", line 8, in <module>
+    sys.exit(main())
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+""".splitlines()
+    tail = error_tail(log)
+    assert tail.startswith("Traceback (most recent call last):")
+    assert tail.endswith("ValueError: bad batch")
+    assert "ChildFailedError" not in tail
+
+
+def test_error_tail_without_a_traceback_is_the_last_lines():
+    lines = [f"line {i}" for i in range(100)] + ["fatal: out of data", ""]
+    tail = error_tail(lines)
+    assert tail.splitlines()[-1] == "fatal: out of data"
+    assert "line 0\n" not in tail
