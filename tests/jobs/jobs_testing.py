@@ -40,6 +40,11 @@ def wait_for(predicate, timeout: float = 60.0, what: str = "condition") -> None:
         time.sleep(0.05)
 
 
+def job_ended(estimator) -> bool:
+    job = estimator.latest_training_job
+    return job is not None and job.record().done
+
+
 def read_pids(folder: Path) -> list[int]:
     return [int(p.read_text()) for p in sorted(folder.glob("*.pid")) if p.read_text().strip()]
 

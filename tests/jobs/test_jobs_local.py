@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 
@@ -15,7 +16,7 @@ from bessemer.jobs import JobFailedError, JobStoppedError, TrainingJob
 from bessemer.jobs.hooks import STARTUP_DIR
 from bessemer.jobs.store import COMPLETED, FAILED, IN_PROGRESS, STOPPED, JobStore
 
-from jobs_testing import REPO, SLEEPER, model_tar_members, process_running, read_pids, wait_for, write
+from jobs_testing import REPO, SLEEPER, job_ended, model_tar_members, process_running, read_pids, wait_for, write
 
 ENV_DUMP = """
 import json, os, sys
@@ -165,7 +166,7 @@ def test_stop_from_another_thread(tmp_path):
     est = PyTorch(entry_point=script, output_path=tmp_path / "runs", environment={"PID_DIR": str(pids)})
 
     def stop_when_running():
-        wait_for(lambda: len(read_pids(pids)) == 2, what="the script to start")
+        wait_for(lambda: len(read_pids(pids)) == 2 or job_ended(est), what="the script to start")
         assert est.stop() is True
 
     stopper = threading.Thread(target=stop_when_running)
@@ -178,6 +179,40 @@ def test_stop_from_another_thread(tmp_path):
     assert est.stop() is False  # already ended
 
 
+def test_torchrun_processes_get_ranks_and_are_all_stopped(tmp_path):
+    script = write(tmp_path / "ranks.py", textwrap.dedent("""
+        import json, os
+        rank = os.environ["RANK"]
+        keys = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "SM_DIST_BACKEND",
+                "BESSEMER_DIST_BACKEND", "SM_MODEL_DIR"]
+        with open(os.path.join(os.environ["PID_DIR"], f"env-{rank}.json"), "w") as f:
+            json.dump({**{k: os.environ.get(k) for k in keys}, "launcher": os.getppid()}, f)
+    """) + SLEEPER)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    est = PyTorch(entry_point=script, output_path=tmp_path / "runs", processes_per_instance=2,
+                  environment={"PID_DIR": str(pids)}, compiler_config=TrainingCompilerConfig(enabled=False))
+
+    def stop_when_running():
+        wait_for(lambda: len(read_pids(pids)) == 4 or job_ended(est), what="both ranks to start")
+        est.stop()
+
+    stopper = threading.Thread(target=stop_when_running)
+    stopper.start()
+    with pytest.raises(JobStoppedError):
+        est.fit(logs=False)
+    stopper.join()
+    envs = [json.loads((pids / f"env-{r}.json").read_text()) for r in (0, 1)]
+    assert [(e["RANK"], e["LOCAL_RANK"], e["WORLD_SIZE"]) for e in envs] == [("0", "0", "2"), ("1", "1", "2")]
+    assert {e["MASTER_ADDR"] for e in envs} == {"127.0.0.1"} and len({e["MASTER_PORT"] for e in envs}) == 1
+    assert {e["SM_DIST_BACKEND"] for e in envs} == {e["BESSEMER_DIST_BACKEND"] for e in envs} == {"gloo"}
+    assert envs[0]["SM_MODEL_DIR"] == str(est.latest_training_job.job_dir.model)
+    everyone = read_pids(pids) + [envs[0]["launcher"]]
+    assert len(set(everyone)) == 5  # launcher, two ranks, a child of each
+    assert not any(process_running(p) for p in everyone)
+    assert "torch.distributed.run --nnodes=1 --nproc-per-node=2" in open(est.latest_training_job.log_path).read()
+
+
 def test_detached_job_is_stopped_from_the_cli(tmp_path):
     from bessemer.cli import main
 
@@ -188,7 +223,7 @@ def test_detached_job_is_stopped_from_the_cli(tmp_path):
     est.fit(wait=False)
     job = est.latest_training_job
     assert job.status == IN_PROGRESS
-    wait_for(lambda: len(read_pids(pids)) == 2, what="the detached job to start")
+    wait_for(lambda: len(read_pids(pids)) == 2 or job_ended(est), what="the detached job to start")
     assert main(["jobs", "stop", job.name, "--output-path", str(tmp_path / "runs"), "--wait"]) == 0
     assert job.status == STOPPED
     assert not any(process_running(p) for p in read_pids(pids))
@@ -243,26 +278,38 @@ def test_ctrl_c_in_fit_stops_the_job(tmp_path):
 
 def test_two_jobs_started_at_once_get_distinct_names_and_records(tmp_path):
     write(tmp_path / "src" / "train.py", """
-        import os
+        import os, time
+        time.sleep(0.3)
         print("loss=0.5")
         open(os.path.join(os.environ["SM_MODEL_DIR"], "who.txt"), "w").write(os.environ["SM_HP_WHO"])
     """)
     runs = tmp_path / "runs"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    procs = [subprocess.Popen([sys.executable, "-m", "bessemer.cli", "train", "train.py",
-                               "--source-dir", str(tmp_path / "src"), "--hp", f"who={who}",
-                               "--base-job-name", "same", "--output-path", str(runs), "--quiet",
-                               "--no-compiler"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True)
-             for who in ("first", "second")]
-    outs = [p.communicate(timeout=120)[0] for p in procs]
-    assert [p.returncode for p in procs] == [0, 0], outs
+    start = threading.Barrier(2)
+    errors = []
+
+    def run(who):
+        try:
+            est = PyTorch(entry_point="train.py", source_dir=tmp_path / "src", hyperparameters={"who": who},
+                          base_job_name="same", output_path=runs,
+                          compiler_config=TrainingCompilerConfig(enabled=False))
+            start.wait()
+            est.fit(logs=False)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(who,)) for who in ("first", "second")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
     records = JobStore(runs).list()
     assert len(records) == 2 and len({r.name for r in records}) == 2
     assert all(r.status == COMPLETED and r.name.startswith("same-") for r in records)
     assert sorted(r.hyperparameters["who"] for r in records) == ["first", "second"]
     for r in records:
         assert (runs / r.name / "model" / "who.txt").read_text() == r.hyperparameters["who"]
+        assert r.start_time < r.end_time
 
 
 def test_attach_finds_a_job_by_name(tmp_path):
