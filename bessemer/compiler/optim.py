@@ -153,13 +153,20 @@ def _option_reason(group: dict) -> Optional[str]:
     return None
 
 
+_PLAIN = (torch.Tensor, torch.nn.Parameter)   # a subclass may mean anything behind data_ptr
+
+
 def _param_reason(p: torch.Tensor) -> Optional[str]:
+    if type(p) not in _PLAIN:
+        return f"a parameter is a {type(p).__name__} (a tensor subclass)"
     if p.device.type != "cpu":
         return f"a parameter is on {p.device} (the compiled update is for CPU)"
     if p.dtype not in _DTYPES:
         return f"a parameter has dtype {p.dtype} (the compiled update is for float32 and float64)"
     if p.layout != torch.strided:
         return f"a parameter has layout {p.layout}"
+    if p.is_inference():
+        return "a parameter is an inference tensor"
     return None
 
 
@@ -180,6 +187,8 @@ def _same_layout(p: torch.Tensor, t: Any, what: str) -> Optional[str]:
     """Why tensor t (a grad or state buffer of p) cannot be updated next to p."""
     if not isinstance(t, torch.Tensor):
         return f"{what} is a {type(t).__name__}, not a tensor"
+    if type(t) not in _PLAIN:
+        return f"{what} is a {type(t).__name__} (a tensor subclass)"
     if t.layout != torch.strided:
         return f"{what} has layout {t.layout}" + (" (sparse gradients)" if t.is_sparse else "")
     if t.device != p.device:
@@ -189,6 +198,30 @@ def _same_layout(p: torch.Tensor, t: Any, what: str) -> Optional[str]:
     if t.shape != p.shape or t.stride() != p.stride():
         return f"{what} has a different shape or memory layout than its parameter"
     return None
+
+
+# The checks below run for every parameter on every step, so each starts with a
+# fast test of the common case (plain contiguous CPU tensors that agree) made
+# of cheap attribute reads; only when that fails do the full checks say why.
+
+def _param_grad_reason(p: torch.Tensor, g: torch.Tensor) -> Optional[str]:
+    if (type(p) in _PLAIN and p.is_cpu and p.dtype in _DTYPES and p.layout == torch.strided
+            and not p.is_inference() and p.is_contiguous() and _companion_fast(p, g)):
+        return None
+    return (_param_reason(p) or _same_layout(p, g, "a gradient")
+            or (None if _dense(p) else "a parameter is not dense in memory"))
+
+
+def _companion_fast(p: torch.Tensor, t: Any) -> bool:
+    """t is a plain contiguous CPU tensor shaped and typed as p (itself contiguous)."""
+    return (type(t) in _PLAIN and t.layout == torch.strided and t.is_cpu and t.dtype == p.dtype
+            and t.is_contiguous() and t.shape == p.shape)
+
+
+def _state_reason(p: torch.Tensor, t: Any, what: str) -> Optional[str]:
+    if p.is_contiguous() and _companion_fast(p, t):
+        return None
+    return _same_layout(p, t, what)
 
 
 def _scalar(group: dict, key: str, index: Optional[int] = None) -> tuple[Optional[float], Optional[str]]:
@@ -271,9 +304,7 @@ def _sgd_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], Op
         g = p.grad
         if g is None:
             continue
-        why = _param_reason(p) or _same_layout(p, g, "a gradient") or (None if _dense(p) else
-                                                                       "a parameter is not dense in memory")
-        if why:
+        if (why := _param_grad_reason(p, g)):
             return [], why
         buf, fresh = None, 0
         if has_momentum:
@@ -281,7 +312,7 @@ def _sgd_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], Op
             buf = state.get("momentum_buffer") if state else None
             if buf is None:
                 buf, fresh = torch.empty_like(g), 1    # the kernel sets it to the gradient
-            elif (why := _same_layout(p, buf, "a momentum buffer")):
+            elif (why := _state_reason(p, buf, "a momentum buffer")):
                 return [], why
         dtype = _DTYPES[p.dtype]
         call = calls.get(dtype)
@@ -317,20 +348,17 @@ def _adam_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], O
         g = p.grad
         if g is None:
             continue
-        why = _param_reason(p) or _same_layout(p, g, "a gradient") or (None if _dense(p) else
-                                                                       "a parameter is not dense in memory")
-        if why:
+        if (why := _param_grad_reason(p, g)):
             return [], why
         state = opt.state.get(p)
         if state:
             for key in keys:
                 if key not in state:
                     return [], f"state of a parameter has no {key!r}"
-                if (why := _same_layout(p, state[key], f"state {key!r}")):
+                if (why := _state_reason(p, state[key], f"state {key!r}")):
                     return [], why
             step = state.get("step")
-            if not (isinstance(step, torch.Tensor) and step.dim() == 0 and step.device.type == "cpu"
-                    and step.dtype in _DTYPES):
+            if not (type(step) in _PLAIN and step.dim() == 0 and step.is_cpu and step.dtype in _DTYPES):
                 return [], "state 'step' is not a 0-d float32/float64 CPU tensor"
         rows.append((p, g, state or None))
     # Every check passed: create missing state as torch's _init_group does.
