@@ -94,7 +94,12 @@ def pointwise(g: Graph, op: str, args: Sequence[Any], out_dtype: torch.dtype,
     compute = compute or out_dtype
     shape = tuple(torch.broadcast_shapes(*[_shape_of(a) for a in args]))
     nodes = [as_node(g, a, shape, compute) for a in args]
-    return g.cast(g.pointwise(op, nodes, compute), out_dtype)
+    result = torch.bool if op in _BOOL_RESULT else compute
+    return g.cast(g.pointwise(op, nodes, result), out_dtype)
+
+
+_BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+                "logical_not", "isnan", "isinf"}
 
 
 def promote(*args) -> torch.dtype:

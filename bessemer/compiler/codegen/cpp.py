@@ -351,7 +351,11 @@ class KernelWriter:
                 phases[-1][1].append(mbr)
             else:
                 phases.append((kind, [mbr]))
-        inner_loops: list[tuple[str, list[str], list[str]]] = []  # (pragma extra, loop lines, after lines)
+        if not _trailing_red(k) and all(kind != "full" for kind, _ in phases) and len(outer_dims) >= 1:
+            col = self._render_column(phases, outer_dims, inner_dims)
+            if col is not None:
+                return col
+            self.__init__(k, self.sched)  # outer dims do not merge into one loop: use row mode
         row_code: list = []
         for kind, mbrs in phases:
             if kind == "reduce":
@@ -411,6 +415,142 @@ class KernelWriter:
                 row_code.append(("decl", lines))
         return self._finish(outer_dims, inner_dims, None, row_code, reduction=True)
 
+    def _reduce_parts(self, r: Node):
+        """(accumulator C type, init, combine line for value v, omp clause, NaN handling)."""
+        op = r.op
+        ct = compute_type(r.dtype)
+        at = "double" if (r.dtype.is_floating_point and op in ("sum", "prod")) else (
+            "bool" if op == "any" else ("int64_t" if op in ("sum", "prod") else ct))
+        init = {"sum": "0", "prod": "1", "any": "false"}.get(op)
+        if op in ("max", "min"):
+            init = ("-INFINITY" if op == "max" else "INFINITY") if r.dtype.is_floating_point else \
+                (f"std::numeric_limits<{ct}>::{'lowest' if op == 'max' else 'max'}()")
+        return ct, at, init
+
+    def _render_column(self, phases, outer_dims, inner_dims) -> Optional[KernelSource]:
+        """Reductions over leading dims (a bias gradient): rows stream through memory
+        while a block of column accumulators stays in registers / L1."""
+        k = self.k
+        ident = IndexMap.identity(self.D)
+        CB = 64
+        blocks: list = []
+        for kind, mbrs in phases:
+            if kind == "reduce":
+                decl, lines, after = [], [], []
+                cache: dict = {}
+                for r in mbrs:
+                    ct, at, init = self._reduce_parts(r)
+                    acc = f"acc_{r.name}"
+                    a = f"{acc}[o0 - ob]"
+                    decl.append(f"{at} {acc}[{CB}]; for (int i = 0; i < {CB}; i++) {acc}[i] = ({at}){init};")
+                    v = self.expr(r.args[0], ident, lines, cache)
+                    if r.op == "sum":
+                        lines.append(f"{a} += ({at}){v};")
+                    elif r.op == "prod":
+                        lines.append(f"{a} *= ({at}){v};")
+                    elif r.op == "any":
+                        lines.append(f"{a} = {a} || (bool){v};")
+                    else:
+                        cmp = ">" if r.op == "max" else "<"
+                        if r.dtype.is_floating_point:
+                            lines.append(f"{a} = ({v} {cmp} {a} || {v} != {v}) ? {v} : {a};")
+                        else:
+                            lines.append(f"{a} = ({v} {cmp} {a}) ? {v} : {a};")
+                    self.acc[r] = f"(({ct}){a})" if r.dtype != torch.bfloat16 else f"bf16_round((float){a})"
+                    if r in k.stores:
+                        after.append(self.store(r, a, self._row_map(r)))
+                blocks.append(("reduce", decl, lines, after))
+            else:
+                lines = []
+                cache = {}
+                for mbr in mbrs:
+                    rm = outer_map(k.shape, k.red, mbr.shape)
+                    v = self.expr(mbr, rm, lines, cache, top=True)
+                    lines.append(self.store(mbr, v, rm))
+                blocks.append(("outer", [], lines, []))
+        og = self._merge(outer_dims)
+        if len(og) != 1:
+            return None
+        ig = self._merge(inner_dims)
+        ON = math.prod(k.shape[d] for d in og[0])
+        var_of = {d: ("o0", og[0][-1]) for d in og[0]}
+        loops_i = []
+        for gi, grp in enumerate(ig):
+            loops_i.append((f"r{gi}", math.prod(k.shape[d] for d in grp)))
+            for d in grp:
+                var_of[d] = (f"r{gi}", grp[-1])
+        subst = self._substituter(var_of)
+        work = math.prod(k.shape)
+        code = []
+        if work >= PARALLEL_MIN_WORK and ON > CB:
+            code.append("  #pragma omp parallel for")
+        code.append(f"  for (int64_t ob = 0; ob < {ON}; ob += {CB}) {{")
+        code.append(f"    const int64_t oe = std::min<int64_t>(ob + {CB}, {ON});")
+        for kind, decl, lines, after in blocks:
+            for ln in decl:
+                code.append("    " + ln)
+            depth = 2
+            if kind == "reduce":
+                for v, size in loops_i:
+                    code.append("  " * depth + f"for (int64_t {v} = 0; {v} < {size}; {v}++) {{")
+                    depth += 1
+                code.append("  " * depth + "#pragma omp simd")
+            code.append("  " * depth + "for (int64_t o0 = ob; o0 < oe; o0++) {")
+            for ln in lines:
+                code.append("  " * (depth + 1) + ln)
+            code.append("  " * depth + "}")
+            if kind == "reduce":
+                for _ in loops_i:
+                    depth -= 1
+                    code.append("  " * depth + "}")
+                if after:
+                    code.append("    for (int64_t o0 = ob; o0 < oe; o0++) {")
+                    for ln in after:
+                        code.append("      " + ln)
+                    code.append("    }")
+        code.append("  }")
+        return self._wrap([subst(c) for c in code])
+
+    def _substituter(self, var_of):
+        k = self.k
+
+        def render_lin(lin: Lin) -> str:
+            terms = {}
+            for d, c in enumerate(lin.coef):
+                if c == 0 or k.shape[d] == 1:
+                    continue
+                var, last = var_of[d]
+                if d == last:
+                    terms[var] = terms.get(var, 0) + c
+            parts = [f"{c}*{v}" if c != 1 else v for v, c in terms.items()]
+            if lin.const or not parts:
+                parts.append(str(lin.const))
+            return "(" + " + ".join(parts) + ")"
+
+        def subst(s: str) -> str:
+            out, i = [], 0
+            while True:
+                j = s.find("@A", i)
+                if j < 0:
+                    out.append(s[i:])
+                    break
+                e = s.find("@", j + 2)
+                out.append(s[i:j])
+                out.append(render_lin(self.lins[int(s[j + 2:e])]))
+                i = e + 1
+            return "".join(out)
+        return subst
+
+    def _wrap(self, code: list[str]) -> KernelSource:
+        k = self.k
+        params = []
+        for n, p in self.params.items():
+            const = "" if (n in k.stores) else "const "
+            params.append(f"{const}{storage_type(n.dtype)}* {p}")
+        head = f'extern "C" void {k.name}({", ".join(params)}) {{'
+        src = "\n".join([head] + code + ["}"]) + "\n"
+        return KernelSource(k.name, src, list(self.params), list(k.stores))
+
     def _row_map(self, r: Node) -> IndexMap:
         return outer_map(self.k.shape, self.k.red, r.shape)
 
@@ -465,31 +605,7 @@ class KernelWriter:
             for d in grp:
                 var_of[d] = (f"r{gi}", grp[-1])
 
-        def render_lin(lin: Lin) -> str:
-            terms = {}
-            for d, c in enumerate(lin.coef):
-                if c == 0 or k.shape[d] == 1:
-                    continue
-                var, last = var_of[d]
-                if d == last:
-                    terms[var] = terms.get(var, 0) + c
-            parts = [f"{c}*{v}" if c != 1 else v for v, c in terms.items()]
-            if lin.const or not parts:
-                parts.append(str(lin.const))
-            return "(" + " + ".join(parts) + ")"
-
-        def subst(s: str) -> str:
-            out, i = [], 0
-            while True:
-                j = s.find("@A", i)
-                if j < 0:
-                    out.append(s[i:])
-                    break
-                e = s.find("@", j + 2)
-                out.append(s[i:j])
-                out.append(render_lin(self.lins[int(s[j + 2:e])]))
-                i = e + 1
-            return "".join(out)
+        subst = self._substituter(var_of)
 
         work = math.prod(k.shape) if k.shape else 1
         par = work >= PARALLEL_MIN_WORK
@@ -536,13 +652,12 @@ class KernelWriter:
                     close_loops(len(loops_i), d2)
             close_loops(len(loops_o), depth)
 
-        params = []
-        for n, p in self.params.items():
-            const = "" if (n in k.stores) else "const "
-            params.append(f"{const}{storage_type(n.dtype)}* {p}")
-        head = f'extern "C" void {k.name}({", ".join(params)}) {{'
-        src = "\n".join([head] + [subst(c) for c in code] + ["}"]) + "\n"
-        return KernelSource(k.name, src, list(self.params), list(k.stores))
+        return self._wrap([subst(c) for c in code])
+
+
+def _trailing_red(k: Kernel) -> bool:
+    from ..passes.fuse import _trailing
+    return _trailing(k.shape, k.red)
 
 
 def render(sched: Schedule) -> tuple[str, list[KernelSource]]:

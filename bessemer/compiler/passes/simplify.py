@@ -164,6 +164,11 @@ RULES: list[tuple[str, str, Callable[[Graph, Node], Optional[Node]]]] = [
     ("pow-2", "x ** 2 -> x * x", lambda g, n: g.add(Node("pointwise", [n.args[0], n.args[0]], n.shape, n.dtype,
                                                          {"op": "mul"})) if n.op == "pow" and
      _is_const(n.args[1], 2) and n.dtype.is_floating_point else None),
+    ("pow-3", "x ** 3 -> (x * x) * x", lambda g, n: _pow3(g, n) if n.op == "pow" and _is_const(n.args[1], 3)
+     and n.dtype.is_floating_point else None),
+    ("pow-neg1", "x ** -1 -> 1 / x", lambda g, n: g.add(Node("pointwise", [n.args[0]], n.shape, n.dtype,
+                                                         {"op": "reciprocal"})) if n.op == "pow" and
+     _is_const(n.args[1], -1) and n.dtype.is_floating_point else None),
     ("pow-0.5", "x ** 0.5 -> sqrt(x)", lambda g, n: g.add(Node("pointwise", [n.args[0]], n.shape, n.dtype,
                                                                {"op": "sqrt"})) if n.op == "pow" and
      _is_const(n.args[1], 0.5) and n.dtype.is_floating_point else None),
@@ -175,6 +180,12 @@ RULES: list[tuple[str, str, Callable[[Graph, Node], Optional[Node]]]] = [
     ("where-same", "where(c, a, a) -> a", lambda g, n: _same(n, n.args[1]) if n.op == "where" and
      n.args[1] is n.args[2] else None),
 ]
+
+
+def _pow3(g: Graph, n: Node) -> Node:
+    x = n.args[0]
+    sq = g.add(Node("pointwise", [x, x], n.shape, n.dtype, {"op": "mul"}))
+    return g.add(Node("pointwise", [sq, x], n.shape, n.dtype, {"op": "mul"}))
 
 
 def simplify(g: Graph) -> Graph:
