@@ -122,6 +122,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         return int(e.code or 0)
 
     if not args.report:
+        load, cores = suite.load_average(), os.cpu_count() or 1
+        if load is not None and load > cores / 2:
+            print(f"{PROG}: warning: the machine is busy (load average {load:.1f} on {cores} cores); "
+                  f"step times will be noisy", file=sys.stderr)
         try:
             results = suite.run(plan, _progress(plan))
         except KeyboardInterrupt:
@@ -164,7 +168,7 @@ def _plan(args, argv: list[str]) -> suite.Plan:
     return suite.Plan(models=models, modes=modes, scale=args.scale, steps=args.steps, warmup=args.warmup,
                       batch=args.batch, seq=args.seq, image=args.image, dtype=args.dtype, device=device,
                       seed=args.seed, timeout_s=args.timeout, memory=not args.no_memory,
-                      warm=not args.no_warm, command=shlex.join([PROG, *argv]))
+                      warm=not args.no_warm, command=f"{PROG} {shlex.join(argv)}".strip())
 
 
 def _device(name: str) -> str:
@@ -183,7 +187,10 @@ def _device(name: str) -> str:
 def _check_fit(plan: suite.Plan) -> None:
     """Refuse a batch whose eager training step would not fit in the device's free memory."""
     import torch
+
+    from ..zoo import hf
     from . import fit
+    hf.quiet()
     avail = fit.available_bytes(torch.device(plan.device))
     if avail is None:
         return

@@ -86,13 +86,13 @@ def _cells(r: dict) -> list[str]:
     step = r["step_s"]
     errs = r.get("phase_errors", {})
     warm = "err" if "warm" in errs else _f(r.get("first_step_warm_s"), ".2f")
-    mem = "err" if "memory" in errs else _f(_mib(r.get("peak_mem_bytes")), ",.0f")
+    mem = "err" if "memory" in errs else _mem(r.get("peak_mem_bytes"))
     return [
         f"{step['median'] * 1e3:,.1f} ±{step['spread'] * 50:.0f}%",
         _f(r.get("speedup"), ".2f") + ("x" if r.get("speedup") else ""),
         _f(r.get("samples_per_s"), ",.1f"),
         _f(r.get("tokens_per_s"), ",.0f"),
-        _f(r["mfu"] * 100 if r.get("mfu") is not None else None, ".1f") + ("%" if r.get("mfu") else ""),
+        _percent(r.get("mfu")),
         _f(r.get("first_step_cold_s"), ".2f"),
         warm,
         mem,
@@ -106,8 +106,17 @@ COLUMNS = ["step ms (±IQR/2)", "vs eager", "samples/s", "tokens/s", "MFU", "1st
            "1st step warm s", "peak MiB", "final loss", "loss Δ", "param Δ"]
 
 
-def _mib(b: Optional[int]) -> Optional[float]:
-    return None if b is None else b / 2 ** 20
+def _mem(b: Optional[int]) -> str:
+    if b is None:
+        return "—"
+    mib = b / 2 ** 20
+    return f"{mib:,.0f}" if mib >= 100 else f"{mib:.3g}"
+
+
+def _percent(x: Optional[float]) -> str:
+    if x is None:
+        return "—"
+    return f"{x * 100:.1f}%" if x >= 0.001 else "<0.1%"
 
 
 # -- the terminal table ----------------------------------------------------------------
@@ -162,7 +171,7 @@ def markdown(results: dict, title: str = "Benchmark results") -> str:
            "Do not edit by hand: rerun the command below. -->", "",
            "Regenerate this page with:", "", "```", meta.get("command") or "bessemer bench", "```", "",
            f"Measured {meta.get('date', '')} on {host.get('cpu', '?')} ({host.get('cores', '?')} cores, "
-           f"{host.get('torch_threads', '?')} torch threads)"
+           f"{host.get('torch_threads', '?')} torch threads{_load(host)})"
            + (f", GPU {host['gpu']}" if host.get("gpu") else "")
            + f"; torch {v.get('torch')}, transformers {v.get('transformers')}, bessemer {v.get('bessemer')}. "
            f"Scale `{plan.get('scale')}`, {plan.get('dtype')}, device {plan.get('device')}, "
@@ -194,6 +203,13 @@ def markdown(results: dict, title: str = "Benchmark results") -> str:
         out += [f"- {r['model']} · {r['mode']} · {p}: {_md_escape(e)}" for r, p, e in notes]
     out += ["", "## What the columns mean", "", *_COLUMN_NOTES, ""]
     return "\n".join(out)
+
+
+def _load(host: dict) -> str:
+    load = host.get("load_average") or {}
+    if load.get("start") is None:
+        return ""
+    return f", load average {load['start']:.1f} at the start and {load.get('end') or 0:.1f} at the end"
 
 
 def _size(r: dict) -> str:
@@ -269,6 +285,7 @@ def chart(results: dict, path: str) -> None:
                 ax.text(x, 0, "err", ha="center", va="bottom", fontsize=7, rotation=90, color="red")
         if key == "speedup":
             ax.axhline(1.0, color="gray", linewidth=0.8, linestyle="--")
+        ax.set_xlim(-0.5, len(models) - 0.5)
         ax.set_xticks(range(len(models)))
         ax.set_xticklabels(models, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel(label)

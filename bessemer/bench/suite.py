@@ -28,6 +28,7 @@ from typing import Callable, Optional
 
 import torch
 
+from .. import zoo
 from . import runner
 from .measure import matmul_peak, summarize
 
@@ -77,6 +78,7 @@ class Progress:
 def run(plan: Plan, progress: Progress = Progress()) -> dict:
     """Run every worker of `plan` and return the results (the content of results.json)."""
     t0 = time.perf_counter()
+    load_start = load_average()
     device = torch.device(plan.device)
     peak = _matmul_peak(device, plan.dtype)
     rows = []
@@ -99,7 +101,17 @@ def run(plan: Plan, progress: Progress = Progress()) -> dict:
             for row in model_rows:
                 progress.row_done(row)
             rows.extend(model_rows)
-    return {"meta": _meta(plan, peak, time.perf_counter() - t0), "rows": rows}
+    meta = _meta(plan, peak, time.perf_counter() - t0)
+    meta["host"]["load_average"] = {"start": load_start, "end": load_average()}
+    return {"meta": meta, "rows": rows}
+
+
+def load_average() -> Optional[float]:
+    """The 1-minute load average: other work competing for the cores the workers are timed on."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return None
 
 
 # -- workers ---------------------------------------------------------------------------
@@ -167,7 +179,9 @@ def _safe(name: str) -> str:
 # -- assembling rows -----------------------------------------------------------------
 def _row(plan: Plan, model: str, mode: str, results: dict, peak: dict) -> dict:
     run_r = results.get("run", {})
+    size = zoo.resolve(model, plan.scale, plan.batch, plan.seq, plan.image)[1]
     row = {"model": model, "mode": mode, "scale": plan.scale, "dtype": plan.dtype, "device": plan.device,
+           "batch": size.batch, "seq": size.seq, "image": size.image,
            "status": "ok" if run_r.get("ok") else "error", "error": None, "phase_errors": {}}
     if not run_r.get("ok"):
         row["error"] = f"{run_r.get('stage', 'run')}: {run_r.get('error', 'failed')}"

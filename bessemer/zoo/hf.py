@@ -6,6 +6,8 @@ building the plain PyTorch models does not pay for importing it.
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from typing import Any, Mapping
 
 import torch
@@ -57,9 +59,9 @@ def hf_loss(model: torch.nn.Module, inputs: dict) -> torch.Tensor:
 
 
 def quiet() -> None:
-    """Silence transformers' informational warnings (for benchmark workers)."""
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover
+    """Silence transformers' informational warnings (in benchmark processes), without importing it."""
+    if "transformers" not in sys.modules:
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         return
+    from transformers.utils import logging as hf_logging
     hf_logging.set_verbosity_error()

@@ -1,0 +1,40 @@
+"""Bad input: one clear line, exit code 2, nothing written."""
+import os
+
+import pytest
+
+from bessemer.bench import cli
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["resnet18"], "unknown model 'resnet18'"),
+    (["gpt2", "--modes", "eager,xla"], "unknown mode 'xla'"),
+    (["gpt2", "--scale", "huge"], "unknown scale 'huge'"),
+    (["gpt2", "--scale", "tiny", "--batch", "0"], "must be a positive integer"),
+    (["gpt2", "--scale", "tiny", "--steps", "many"], "must be a positive integer"),
+    (["gpt2", "--scale", "tiny", "--seq", "4096"], "at most 64 tokens"),
+    (["gpt2", "--scale", "tiny", "--dtype", "fp8"], "unknown dtype 'fp8'"),
+    (["gpt2", "--scale", "tiny", "--batch", "100000000"], "does not fit"),
+    (["gpt2", "--frobnicate"], "unrecognized arguments"),
+])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, argv, words):
+    out = tmp_path / "out"
+    code = cli.main(argv + ["--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert words in err
+    assert err.count("\n") == 1 and err.startswith("bessemer bench: error:")
+    assert not out.exists()
+    assert os.listdir(tmp_path) == []
+
+
+def test_report_of_a_missing_file_is_bad_input(tmp_path, capsys):
+    assert cli.main(["--report", str(tmp_path / "nope.json"), "--out", str(tmp_path / "o")]) == 2
+    assert "nope.json" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []
+
+
+def test_list_shows_the_zoo(capsys):
+    assert cli.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    assert "gpt2" in out and "resnet50" in out and "tiny: batch" in out

@@ -1,0 +1,42 @@
+"""The measurements: FLOPs, step statistics, peak memory."""
+import torch
+import torch.nn.functional as F
+
+from bessemer.bench import measure
+
+
+def test_flops_of_a_matmul_forward_and_backward():
+    a = torch.randn(32, 64, requires_grad=True)
+    b = torch.randn(64, 16, requires_grad=True)
+    flops = measure.count_flops(lambda: (a @ b).sum().backward())
+    assert flops == 3 * 2 * 32 * 64 * 16  # forward, and the two gradient matmuls
+
+
+def test_cpu_attention_is_counted():
+    q, k, v = (torch.randn(2, 4, 16, 8, requires_grad=True) for _ in range(3))
+    fwd = measure.count_flops(lambda: F.scaled_dot_product_attention(q, k, v))
+    assert fwd == 2 * (2 * 2 * 4 * 16 * 16 * 8)
+
+
+def test_summary_median_and_spread():
+    s = measure.summarize([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert s["median"] == 3.0 and s["min"] == 1.0 and s["max"] == 100.0 and s["n"] == 5
+    assert s["spread"] == (s["p75"] - s["p25"]) / 3.0
+
+
+def test_peak_memory_counts_what_the_step_allocates_and_what_existed():
+    w = torch.zeros(1024, 256)  # 1 MiB, existing before recording
+    kept = []
+    tracker = measure.PeakMemory(torch.device("cpu"), [w])
+    with tracker:
+        kept.append(torch.ones(512, 256))  # 0.5 MiB allocated before the step and kept
+        with tracker.measured_step():
+            tmp = torch.ones(2048, 256)  # 2 MiB, freed inside the step
+            del tmp
+    mib = tracker.peak_bytes / 2 ** 20
+    assert 3.5 <= mib < 3.6
+
+
+def test_matmul_peak_is_positive():
+    p = measure.matmul_peak(torch.device("cpu"), torch.float32, seconds=0.05)
+    assert p["flops_per_s"] > 1e8 and p["n"] == 2048

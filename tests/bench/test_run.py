@@ -1,0 +1,97 @@
+"""End to end: the bench runs tiny models in worker processes and writes its table, JSON, page and chart."""
+import json
+import math
+
+import pytest
+import torch
+
+from bessemer.bench import cli, measure
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _run(argv, capsys):
+    code = cli.main(argv)
+    out = capsys.readouterr().out
+    assert code == 0
+    return out
+
+
+def test_two_tiny_models_eager_and_bessemer(tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    table = _run(["mlp", "cnn", "--scale", "tiny", "--modes", "eager,bessemer", "--steps", "2",
+                  "--warmup", "1", "--out", str(out_dir)], capsys)
+    results = json.loads((out_dir / "results.json").read_text())
+    rows = {(r["model"], r["mode"]): r for r in results["rows"]}
+    assert set(rows) == {("mlp", "eager"), ("mlp", "bessemer"), ("cnn", "eager"), ("cnn", "bessemer")}
+    for model in ("mlp", "cnn"):
+        e = rows[(model, "eager")]
+        assert e["status"] == "ok", e["error"]
+        assert e["step_s"]["median"] > 0 and e["step_s"]["n"] == 2
+        assert len(e["losses"]) == 1 + 1 + 2 and all(math.isfinite(x) for x in e["losses"])
+        assert e["flops_per_step"] > 0 and 0 < e["mfu"] < 1
+        assert e["peak_mem_bytes"] > 0 and e["speedup"] == 1.0
+        assert e["param_max_rel_diff"] == 0.0 and e["first_step_cold_s"] > 0
+        b = rows[(model, "bessemer")]
+        # The compiler may fail on a model: then the row says why, and the run goes on.
+        if b["status"] == "ok":
+            assert b["speedup"] > 0 and b["first_step_warm_s"] is not None or "warm" in b["phase_errors"]
+        else:
+            assert b["error"]
+        assert model in table
+    assert results["meta"]["matmul_peak"]["flops_per_s"] > 0
+    assert results["meta"]["command"].startswith("bessemer bench mlp cnn --scale tiny")
+    md = (out_dir / "results.md").read_text()
+    assert "| mlp |" in md and "| cnn |" in md and "peak MiB" in md
+    assert (out_dir / "chart.png").read_bytes()[:8] == PNG
+    assert sorted(p.name for p in out_dir.iterdir()) == ["chart.png", "results.json", "results.md"]
+
+    # The page renders from the saved results, with the command that made them.
+    page = tmp_path / "tested-models.md"
+    again = tmp_path / "again"
+    _run(["--report", str(out_dir / "results.json"), "--out", str(again), "--page", str(page)], capsys)
+    text = page.read_text()
+    assert text.startswith("# Tested models") and results["meta"]["command"] in text
+    assert "Geometric-mean speed-up" in text
+    assert (again / "chart.png").read_bytes()[:8] == PNG
+
+
+def test_a_failing_worker_is_a_row_with_its_error_and_the_run_goes_on(tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    table = _run(["mlp", "--scale", "tiny", "--modes", "eager,bessemer", "--steps", "1", "--warmup", "0",
+                  "--timeout", "0.01", "--out", str(out_dir)], capsys)
+    results = json.loads((out_dir / "results.json").read_text())
+    assert [r["status"] for r in results["rows"]] == ["error", "error"]
+    assert all("timed out" in r["error"] for r in results["rows"])
+    assert "error: run: timed out" in table
+    assert (out_dir / "chart.png").exists() and (out_dir / "results.md").exists()
+
+
+@pytest.mark.slow
+def test_inductor_mode_on_a_tiny_model(tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    # Memory of compiled code is checked on its own below; here the runs and the warm start.
+    _run(["mlp", "--scale", "tiny", "--modes", "eager,inductor", "--steps", "2", "--warmup", "1",
+          "--no-memory", "--out", str(out_dir)], capsys)
+    rows = {r["mode"]: r for r in json.loads((out_dir / "results.json").read_text())["rows"]}
+    ind = rows["inductor"]
+    assert ind["status"] == "ok", ind["error"]
+    assert ind["first_step_warm_s"] > 0 and ind["speedup"] > 0
+    assert ind["param_max_rel_diff"] < 1e-4 and ind["loss_max_rel_diff"] < 1e-4
+
+
+@pytest.mark.slow
+def test_peak_memory_sees_buffers_of_compiled_code(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+
+    def f(x):
+        return (x.sin() @ x.cos()).relu().sum()
+
+    compiled = torch.compile(f, backend="inductor")
+    x = torch.randn(512, 512)  # 1 MiB; the two pointwise results and the matmul: 3 MiB more
+    compiled(x)
+    tracker = measure.PeakMemory(torch.device("cpu"), [x])
+    with tracker:
+        with tracker.measured_step():
+            compiled(x)
+    assert tracker.peak_bytes >= 3 * 2 ** 20
