@@ -20,6 +20,7 @@ import functools
 import inspect
 import logging
 import os
+import sys
 import threading
 import types
 import warnings
@@ -429,7 +430,7 @@ class FusedStep:
             raise OptimizerCompileError(msg)
         if reason not in self.warned:
             self.warned.add(reason)
-            warnings.warn(msg, stacklevel=4)
+            _warn(msg)
 
     # -- one step ------------------------------------------------------------
     def run(self, opt: torch.optim.Optimizer) -> None:
@@ -496,11 +497,23 @@ def _mark_step_called(opt: torch.optim.Optimizer, step: types.MethodType) -> Cal
     return wrapper
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_TORCH_OPTIM_DIR = os.path.dirname(os.path.abspath(torch.optim.__file__))
+
+
+def _warn(msg: str) -> None:
+    """warnings.warn, attributed to the first caller outside bessemer and torch.optim."""
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename.startswith((_PACKAGE_DIR, _TORCH_OPTIM_DIR)):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(msg, UserWarning, stacklevel=level)
+
+
 def _warn_or_raise(config: TrainingCompilerConfig, opt: Any, reason: str) -> None:
     msg = f"bessemer: {type(opt).__name__}.step is not compiled and runs eagerly: {reason}"
     if config.fallback == "error":
         raise OptimizerCompileError(msg)
-    warnings.warn(msg, stacklevel=3)
+    _warn(msg)
 
 
 def compile_optimizer(optimizer: torch.optim.Optimizer, config: Optional[TrainingCompilerConfig] = None) -> None:

@@ -1,0 +1,78 @@
+"""The C++ renderer of fused optimizer updates: specs, names, generated code."""
+import itertools
+
+import pytest
+import torch
+
+from bessemer.compiler import optim as optim_mod
+from bessemer.compiler.codegen.optim_cpp import UpdateSpec, render, signature
+
+
+def all_specs():
+    for dtype, maximize in itertools.product(("float32", "float64"), (False, True)):
+        for wd, (mom, nest) in itertools.product(("none", "l2"), ((False, False), (True, False), (True, True))):
+            yield UpdateSpec("sgd", dtype, maximize=maximize, weight_decay=wd, momentum=mom, nesterov=nest)
+        for wd, ams, step in itertools.product(("none", "l2", "decoupled"), (False, True),
+                                               ("float32", "float64")):
+            yield UpdateSpec("adam", dtype, maximize=maximize, weight_decay=wd, amsgrad=ams, step_dtype=step)
+
+
+def test_every_spec_has_its_own_symbol():
+    specs = list(all_specs())
+    assert len({s.symbol for s in specs}) == len(specs) == 72
+    for s in specs:
+        src = render(s)
+        assert src.count('extern "C"') == 1 and f"int {s.symbol}(" in src
+        assert "std::fma(" in src                        # the roundings are spelled out
+
+
+@pytest.mark.parametrize("bad", [
+    dict(kind="lamb", dtype="float32"),
+    dict(kind="sgd", dtype="bfloat16"),
+    dict(kind="sgd", dtype="float32", amsgrad=True),
+    dict(kind="sgd", dtype="float32", weight_decay="decoupled"),
+    dict(kind="sgd", dtype="float32", nesterov=True),
+    dict(kind="adam", dtype="float32", momentum=True),
+    dict(kind="adam", dtype="float32", weight_decay="l1"),
+    dict(kind="adam", dtype="float32", step_dtype="int64"),
+])
+def test_invalid_specs_are_refused(bad):
+    with pytest.raises(ValueError, match="UpdateSpec"):
+        UpdateSpec(**bad)
+
+
+def test_code_has_only_what_the_spec_asks_for():
+    plain = render(UpdateSpec("sgd", "float32"))
+    nesterov = render(UpdateSpec("sgd", "float32", momentum=True, nesterov=True, weight_decay="l2"))
+    assert "bufs[i]" not in plain and "bufs[i]" in nesterov
+    assert "grad.add(buf, alpha=momentum)" in nesterov and "grad.add(param, alpha=wd)" in nesterov
+    adam = render(UpdateSpec("adam", "float32"))
+    adamw_ams = render(UpdateSpec("adam", "float32", weight_decay="decoupled", amsgrad=True))
+    assert "vmax" not in adam.split("extern")[1] and "pj * dec" not in adam
+    assert "torch.maximum" in adamw_ams and "pj * dec" in adamw_ams
+    assert "typedef double scalar_t" in render(UpdateSpec("adam", "float64"))
+
+
+def test_signature_matches_the_code():
+    for spec in (UpdateSpec("sgd", "float32"), UpdateSpec("adam", "float64")):
+        src = render(spec)
+        for decl, ctype in signature(spec):
+            assert decl in src
+            assert hasattr(__import__("ctypes"), ctype)
+
+
+def test_sqrt_is_torchs():
+    """The sqrt the Adam kernel is given rounds exactly like torch.sqrt on this build."""
+    import ctypes
+    for dtype, tdtype in (("float32", torch.float32), ("float64", torch.float64)):
+        addr = optim_mod.torch_sqrt_impl(dtype)
+        x = torch.rand(1001, dtype=tdtype, generator=torch.Generator().manual_seed(9))
+        if addr is None:
+            assert torch.equal(torch.from_numpy(__import__("numpy").sqrt(x.numpy())), torch.sqrt(x))
+            continue
+        ctype = ctypes.c_float if dtype == "float32" else ctypes.c_double
+        fn = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.POINTER(ctype), ctypes.POINTER(ctype))(addr)
+        out = torch.empty_like(x)
+        fn(x.numel(), ctypes.cast(x.data_ptr(), ctypes.POINTER(ctype)),
+           ctypes.cast(out.data_ptr(), ctypes.POINTER(ctype)))
+        assert torch.equal(out, torch.sqrt(x))
