@@ -135,9 +135,11 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _jobs_list(args: argparse.Namespace) -> int:
+    from .jobs.job import reconcile
     from .jobs.store import JobStore
 
-    records = JobStore(args.output_path).list(status=args.status, limit=args.limit)
+    store = JobStore(args.output_path)
+    records = [reconcile(store, r) for r in store.list(status=args.status, limit=args.limit)]
     rows = [("NAME", "STATUS", "CREATED", "SECONDS", "FRAMEWORK", "COMPILER")]
     for r in records:
         created = datetime.fromtimestamp(r.creation_time).strftime("%Y-%m-%d %H:%M:%S")

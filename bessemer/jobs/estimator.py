@@ -26,7 +26,7 @@ from .contract import check_env_names, compiler_environment
 from .engines import Engine, JobSpec, get_engine
 from .errors import JobFailedError, JobStoppedError
 from .job import TrainingJob
-from .layout import JobDir, copy_source, link_channels, write_input_config
+from .layout import JobDir, copy_source, link_channels
 from .metrics import validate_definitions
 from .store import FAILED, JobRecord, JobStore
 
@@ -64,7 +64,7 @@ class Estimator:
                  metric_definitions: Optional[list[dict[str, str]]] = None,
                  output_path: Union[str, os.PathLike] = "runs",
                  base_job_name: Optional[str] = None,
-                 max_run: Optional[int] = DEFAULT_MAX_RUN,
+                 max_run: Optional[float] = DEFAULT_MAX_RUN,
                  engine: Union[str, Engine] = "local",
                  **sagemaker_options: Any):
         unknown = set(sagemaker_options) - _SAGEMAKER_ONLY
@@ -138,7 +138,6 @@ class Estimator:
         entry = (self.source_dir / self.entry_point) if self.source_dir else Path(self.entry_point)
         copy_source(self.source_dir, entry.resolve(), job.code, exclude=(self.output_path,))
         link_channels(job, channels)
-        write_input_config(job, self.hyperparameters, channels, ["algo-1"], "algo-1")
         job_config, compiler_env = compiler_environment(self.compiler_config, str(job.compiler_debug))
         store.update(name, compiler_config=job_config.to_dict())
         if job_config.debug:
@@ -290,7 +289,7 @@ def _check_job_name(field: str, name: Any, max_len: int = _JOB_NAME_MAX) -> str:
     return name
 
 
-def _check_max_run(max_run: Any) -> Optional[int]:
+def _check_max_run(max_run: Any) -> Optional[float]:
     if max_run is None:
         return None
     if isinstance(max_run, bool) or not isinstance(max_run, (int, float)) or not math.isfinite(max_run) \

@@ -1,6 +1,8 @@
 """TrainingJob: a handle on one job's record, folder and log."""
 from __future__ import annotations
 
+import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -9,9 +11,28 @@ from typing import Any, Optional, TextIO
 from .errors import JobFailedError, JobStoppedError
 from .layout import JobDir
 from .logs import LogFollower
-from .store import COMPLETED, STOPPED, JobRecord, JobStore
+from .processes import group_alive, process_running, signal_group
+from .store import COMPLETED, FAILED, STOPPED, JobRecord, JobStore
 
 WAIT_POLL_S = 0.2
+
+
+def reconcile(store: JobStore, record: JobRecord) -> JobRecord:
+    """A job still recorded InProgress whose supervising process on this machine has gone
+    (killed, or it could not start) will never record its end: record it Failed."""
+    if record.done or not record.supervisor_pid or record.host != socket.gethostname() \
+            or process_running(record.supervisor_pid):
+        return record
+    record = store.get(record.name)  # it may have ended just now
+    if not record.done:
+        reason = (f"the job's supervisor (pid {record.supervisor_pid}) ended without recording the "
+                  "job's end")
+        if record.pgid and group_alive(record.pgid):  # nothing watches them any more
+            signal_group(record.pgid, signal.SIGKILL)
+            reason += ", so the job's processes were killed"
+        store.finish(record.name, FAILED, failure_reason=f"{reason}; see the log: {record.log_path}")
+        record = store.get(record.name)
+    return record
 
 
 class TrainingJob:
@@ -33,7 +54,7 @@ class TrainingJob:
 
     # -- what is recorded -------------------------------------------------------
     def record(self) -> JobRecord:
-        return self.store.get(self.name)
+        return reconcile(self.store, self.store.get(self.name))
 
     @property
     def status(self) -> str:
@@ -53,7 +74,7 @@ class TrainingJob:
         return str(self.job_dir.log)
 
     def describe(self) -> dict[str, Any]:
-        return self.store.describe(self.name)
+        return self.record().describe(self.store.metrics(self.name))
 
     def metrics(self) -> dict[str, list[Optional[float]]]:
         """{metric name: values in step order}, as parsed from the log by metric_definitions."""

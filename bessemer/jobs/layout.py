@@ -21,7 +21,7 @@ import shutil
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from .contract import ContractPaths
 
@@ -142,7 +142,7 @@ def link_channels(job: JobDir, channels: Mapping[str, Path]) -> None:
             (target / source.name).symlink_to(source)
 
 
-def write_input_config(job: JobDir, hyperparameters: Mapping, channels: Mapping[str, Path],
+def write_input_config(job: JobDir, hyperparameters: Mapping, channels: Iterable[str],
                        hosts: list[str], current_host: str) -> None:
     """The SageMaker input/config files, for scripts that read them instead of the environment."""
     # SageMaker writes every hyperparameter value as a JSON string in this file.

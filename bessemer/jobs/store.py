@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     compiler_config TEXT,
     instance_count INTEGER,
     processes_per_instance INTEGER,
-    max_run INTEGER,
+    max_run REAL,
     creation_time REAL,
     start_time REAL,
     end_time REAL,
@@ -50,7 +50,10 @@ CREATE TABLE IF NOT EXISTS jobs (
     failure_reason TEXT,
     model_data TEXT,
     log_path TEXT,
-    stop_requested INTEGER NOT NULL DEFAULT 0
+    stop_requested INTEGER NOT NULL DEFAULT 0,
+    supervisor_pid INTEGER,
+    host TEXT,
+    pgid INTEGER
 );
 CREATE TABLE IF NOT EXISTS metrics (
     job TEXT NOT NULL,
@@ -78,7 +81,7 @@ class JobRecord:
     compiler_config: dict = field(default_factory=dict)
     instance_count: int = 1
     processes_per_instance: int = 1
-    max_run: Optional[int] = None
+    max_run: Optional[float] = None
     creation_time: float = 0.0
     start_time: Optional[float] = None
     end_time: Optional[float] = None
@@ -87,6 +90,9 @@ class JobRecord:
     model_data: Optional[str] = None
     log_path: Optional[str] = None
     stop_requested: bool = False
+    supervisor_pid: Optional[int] = None   # the process watching the job, on `host`
+    host: Optional[str] = None
+    pgid: Optional[int] = None             # the process group of the job's processes, on `host`
 
     @property
     def done(self) -> bool:
@@ -139,6 +145,7 @@ class JobStore:
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
+            _add_missing_columns(db)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -258,6 +265,15 @@ class JobStore:
 
     def describe(self, name: str) -> dict[str, Any]:
         return self.get(name).describe(self.metrics(name))
+
+
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    """A database made by an earlier version gains the columns added since (NULL in old rows;
+    SQLite columns take values of any type)."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
+    for f in dataclasses.fields(JobRecord):
+        if f.name not in have:
+            db.execute(f"ALTER TABLE jobs ADD COLUMN {f.name}")
 
 
 def _encode(fields: dict[str, Any]) -> dict[str, Any]:

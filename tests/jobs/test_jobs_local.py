@@ -320,3 +320,21 @@ def test_attach_finds_a_job_by_name(tmp_path):
     assert job.status == COMPLETED and job.model_data == est.model_data
     with pytest.raises(ValueError, match="no job named"):
         TrainingJob.attach("findme-missing", tmp_path / "runs")
+
+
+def test_a_job_whose_supervisor_was_killed_is_recorded_failed_and_its_processes_end(tmp_path):
+    script = write(tmp_path / "sleeper.py", SLEEPER)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    est = PyTorch(entry_point=script, output_path=tmp_path / "runs", environment={"PID_DIR": str(pids)})
+    est.fit(wait=False)
+    job = est.latest_training_job
+    wait_for(lambda: len(read_pids(pids)) == 2 or job_ended(est), what="the detached job to start")
+    supervisor = job.store.get(job.name).supervisor_pid
+    os.kill(supervisor, signal.SIGKILL)
+    wait_for(lambda: not process_running(supervisor), what="the supervisor to die")
+    with pytest.raises(JobFailedError, match=r"supervisor \(pid \d+\) ended without recording"):
+        est.wait(logs=False)
+    assert job.status == FAILED
+    wait_for(lambda: not any(process_running(p) for p in read_pids(pids)), timeout=10,
+             what="the orphaned processes to end")

@@ -30,7 +30,7 @@ class JobSpec:
     processes_per_instance: int = 1
     environment: dict[str, str] = field(default_factory=dict)   # set on top of the engine's own
     startup_hooks: bool = False     # put bessemer's start-up hook (HF Trainer -> compile) on PYTHONPATH
-    max_run: Optional[int] = None   # seconds; None: no limit
+    max_run: Optional[float] = None  # seconds; None: no limit
     metric_definitions: list[dict[str, str]] = field(default_factory=list)
     banner: list[str] = field(default_factory=list)             # first lines of the job's log
 

@@ -25,9 +25,10 @@ from typing import Optional, TextIO
 
 from ..contract import HostInfo, hyperparameters_to_args, training_environment
 from ..hooks import STARTUP_DIR
-from ..layout import JobDir
+from ..layout import JobDir, write_input_config
 from ..logs import LogFollower
 from ..outcome import finish_job
+from ..processes import group_alive, signal_group
 from ..store import COMPLETED, FAILED, STOPPED, JobStore
 from .base import Engine, JobSpec
 
@@ -57,15 +58,23 @@ class LocalEngine(Engine):
                              "several processes")
 
     def run(self, spec: JobSpec, logs: bool = True) -> str:
+        _record_supervisor(spec, os.getpid())
         return Supervisor(spec, stream=sys.stdout if logs else None).run()
 
     def submit(self, spec: JobSpec) -> None:
         job = JobDir(Path(spec.job_dir))
         spec.save(job.spec_file)
         with open(job.log, "ab") as log:
-            subprocess.Popen([sys.executable, "-m", "bessemer.jobs.engines.local", str(job.spec_file)],
-                             stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                             start_new_session=True, env=_launcher_env())
+            proc = subprocess.Popen([sys.executable, "-m", "bessemer.jobs.engines.local", str(job.spec_file)],
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                    start_new_session=True, env=_launcher_env())
+        _record_supervisor(spec, proc.pid)
+
+
+def _record_supervisor(spec: JobSpec, pid: int) -> None:
+    """Which process watches the job: if it dies without recording the job's end,
+    readers of the record can tell (see job.reconcile)."""
+    JobStore(spec.output_path).update(spec.name, supervisor_pid=pid, host=socket.gethostname())
 
 
 _BESSEMER_ROOT = str(Path(__file__).resolve().parents[3])
@@ -157,7 +166,10 @@ class Supervisor:
             f.write(line + "\n")
 
     def _start(self) -> None:
-        env = job_environment(self.spec, host_info())
+        host = host_info()
+        env = job_environment(self.spec, host)
+        write_input_config(self.job, self.spec.hyperparameters, self.spec.channels, list(host.hosts),
+                           host.current_host)
         command = job_command(self.spec, hyperparameters_to_args(self.spec.hyperparameters))
         for line in self.spec.banner:
             self._log(line)
@@ -165,7 +177,7 @@ class Supervisor:
         with open(self.job.log, "ab") as log:
             self.proc = subprocess.Popen(command, cwd=self.job.code, env=env, stdin=subprocess.DEVNULL,
                                          stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.store.update(self.spec.name, start_time=time.time())
+        self.store.update(self.spec.name, start_time=time.time(), pgid=self.proc.pid)
 
     def _watch(self) -> tuple[str, Optional[str]]:
         """Wait for the processes to end, max_run to pass, or a stop request."""
@@ -191,24 +203,24 @@ class Supervisor:
         if self.proc is None:
             return
         self._log("bessemer: stopping the job's processes")
-        _signal_group(self.proc.pid, signal.SIGTERM)
+        signal_group(self.proc.pid, signal.SIGTERM)
         try:
             self.proc.wait(timeout=self.grace)
         except subprocess.TimeoutExpired:
-            _signal_group(self.proc.pid, signal.SIGKILL)
+            signal_group(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
         self._end_group(self.proc.pid)
 
     def _end_group(self, pgid: int) -> None:
         """Processes of the job that outlived its main process get the same treatment."""
-        if not _group_alive(pgid):
+        if not group_alive(pgid):
             return
-        _signal_group(pgid, signal.SIGTERM)
+        signal_group(pgid, signal.SIGTERM)
         deadline = time.monotonic() + self.grace
-        while _group_alive(pgid) and time.monotonic() < deadline:
+        while group_alive(pgid) and time.monotonic() < deadline:
             time.sleep(POLL_S)
-        if _group_alive(pgid):
-            _signal_group(pgid, signal.SIGKILL)
+        if group_alive(pgid):
+            signal_group(pgid, signal.SIGKILL)
 
 
 @contextlib.contextmanager
@@ -222,37 +234,6 @@ def _interrupts_held():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group is still running (zombies, which only wait to be
-    reaped by their parent, do not count)."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-            return True
-        except (ProcessLookupError, PermissionError):
-            return False
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its ')'.
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            return True
-    return False
 
 
 def _raise_stop(signum, frame):  # noqa: ARG001
