@@ -77,7 +77,11 @@ def _record_supervisor(spec: JobSpec, pid: int) -> None:
     JobStore(spec.output_path).update(spec.name, supervisor_pid=pid, host=socket.gethostname())
 
 
-_BESSEMER_ROOT = str(Path(__file__).resolve().parents[3])
+_BESSEMER_ROOT = Path(__file__).resolve().parents[3]
+# The folder bessemer was imported from, when it is a source tree: the job's processes, which
+# run in another folder, import bessemer from there too. An installed bessemer (in
+# site-packages) they find by themselves, and site-packages must not go before the stdlib.
+_SOURCE_ROOT = [] if _BESSEMER_ROOT.name in ("site-packages", "dist-packages") else [str(_BESSEMER_ROOT)]
 
 
 def _with_python_path(env: dict[str, str], first: list[str]) -> dict[str, str]:
@@ -89,7 +93,7 @@ def _with_python_path(env: dict[str, str], first: list[str]) -> dict[str, str]:
 def _launcher_env() -> dict[str, str]:
     """This environment with bessemer's own folder on PYTHONPATH, so that the job's
     processes import the same bessemer as the process that started the job."""
-    return _with_python_path(dict(os.environ), [_BESSEMER_ROOT])
+    return _with_python_path(dict(os.environ), _SOURCE_ROOT)
 
 
 def host_info() -> HostInfo:
@@ -108,7 +112,7 @@ def job_environment(spec: JobSpec, host: HostInfo) -> dict[str, str]:
     env.update(training_environment(spec.name, paths, spec.entry_point, spec.hyperparameters, host))
     env["PYTHONUNBUFFERED"] = "1"
     first = [str(STARTUP_DIR)] if spec.startup_hooks else []
-    return _with_python_path(env, [*first, _BESSEMER_ROOT])
+    return _with_python_path(env, [*first, *_SOURCE_ROOT])
 
 
 def job_command(spec: JobSpec, user_args: list[str]) -> list[str]:
@@ -139,18 +143,18 @@ class Supervisor:
 
     def run(self) -> str:
         try:
-            self._start()
-        except Exception as e:  # noqa: BLE001 - a job that cannot start is a failed job
-            self._log(f"bessemer: could not start the job: {e!r}")
-            self.follower.pump()
-            return finish_job(self.spec, FAILED, None, f"could not start the job: {e}")
-        try:
+            try:
+                self._start()
+            except Exception as e:  # noqa: BLE001 - a job that cannot start is a failed job
+                self._log(f"bessemer: could not start the job: {e!r}")
+                self.follower.pump()
+                return finish_job(self.spec, FAILED, None, f"could not start the job: {e}")
             status, reason = self._watch()
         except (KeyboardInterrupt, _Stop) as e:
             why = "interrupted (Ctrl-C)" if isinstance(e, KeyboardInterrupt) else "supervisor got SIGTERM"
             with _interrupts_held():  # a second Ctrl-C must not leave processes or the record behind
                 self._terminate()
-                finish_job(self.spec, STOPPED, self.proc.returncode, f"Stopped: {why}")
+                finish_job(self.spec, STOPPED, self.proc.returncode if self.proc else None, f"Stopped: {why}")
                 self.follower.pump()
             raise
         if status == STOPPED:
