@@ -1,3 +1,4 @@
+import os
 import warnings
 
 import pytest
@@ -7,8 +8,14 @@ from bessemer.config import TrainingCompilerConfig
 
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory):
-    # One kernel cache for the tests of a worker, so each kernel builds once.
-    return str(tmp_path_factory.mktemp("optim-cache"))
+    # One kernel cache for the whole run (all xdist workers share the parent of
+    # their base temp folder), so each kernel builds once; builds are atomic.
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    path = base / "optim-kernel-cache"
+    path.mkdir(exist_ok=True)
+    return str(path)
 
 
 @pytest.fixture

@@ -138,3 +138,14 @@ def test_class_step_is_untouched(config):
     assert SGD.step is before
     other = SGD(make_mlp().parameters(), lr=0.1)
     assert fused_step_of(other) is None and "step" not in other.__dict__
+
+
+def test_bessemer_compile_with_optimizer(shared_cache):
+    import bessemer
+    model = make_mlp()
+    opt = AdamW(model.parameters(), lr=1e-2)
+    bessemer.compile(model, optimizer=opt, cache_dir=shared_cache)
+    assert fused_step_of(opt) is not None
+    opt2 = AdamW(make_mlp().parameters(), lr=1e-2)
+    bessemer.compile(make_mlp(), optimizer=opt2, cache_dir=shared_cache, compile_optimizer=False)
+    assert fused_step_of(opt2) is None

@@ -253,3 +253,24 @@ def test_grad_scaler(config, no_warnings):
         results.append((model, opt))
     assert_params_equal(results[0][0], results[1][0])
     assert fused_step_of(results[1][1]).fused_groups == 5
+
+
+def test_channels_last_parameters(config, no_warnings):
+    """Dense but not contiguous: parameter, gradient and state share one layout."""
+    results = []
+    for compiled in (False, True):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 4, 3)).to(
+            memory_format=torch.channels_last)
+        assert not model[0].weight.is_contiguous()
+        opt = AdamW(model.parameters(), lr=1e-2, amsgrad=True)
+        if compiled:
+            compile_optimizer(opt, config)
+        g = torch.Generator().manual_seed(2)
+        for _ in range(4):
+            opt.zero_grad()
+            model(torch.randn(2, 3, 9, 9, generator=g)).square().mean().backward()
+            opt.step()
+        results.append((model, opt))
+    assert_params_equal(results[0][0], results[1][0])
+    assert fused_step_of(results[1][1]).eager_groups == 0
