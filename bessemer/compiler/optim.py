@@ -408,18 +408,20 @@ class FusedStep:
         self.eager_groups = 0      # group updates that ran torch's step
 
     # -- kernels -------------------------------------------------------------
-    def kernel(self, spec: UpdateSpec) -> Optional[Kernel]:
+    def kernel(self, spec: UpdateSpec) -> tuple[Optional[Kernel], Optional[str]]:
+        """(the kernel for spec, None), or (None, why it could not be built)."""
         k = self.kernels.get(spec)
-        if k is not None or spec in self.failed:
-            return k
+        if k is not None:
+            return k, None
+        if spec in self.failed:
+            return None, self.failed[spec]
         try:
             k = load_kernel(spec, self.config)
         except _build.BuildError as e:
-            self.failed[spec] = str(e)
-            self.fallback(f"building the fused update {spec.symbol} failed:\n{e}")
-            return None
+            self.failed[spec] = f"building the fused update {spec.symbol} failed:\n{e}"
+            return None, self.failed[spec]
         self.kernels[spec] = k
-        return k
+        return k, None
 
     def fallback(self, reason: str) -> None:
         """Report a part of the step that runs eagerly (once per reason)."""
@@ -433,21 +435,36 @@ class FusedStep:
             _warn(msg)
 
     # -- one step ------------------------------------------------------------
+    def plan(self, opt: torch.optim.Optimizer, group: dict) -> tuple[list[tuple[_Call, Kernel]], Optional[str]]:
+        """The kernel calls that update `group`, or why it runs eagerly this step."""
+        why = _option_reason(group)
+        if why:
+            return [], why
+        calls, why = _GROUP_CALLS[self.kind](opt, group)
+        if why:
+            return [], why
+        planned = []
+        for call in calls:
+            k, why = self.kernel(call.spec)
+            if why:
+                return [], why
+            planned.append((call, k))
+        return planned, None
+
     def run(self, opt: torch.optim.Optimizer) -> None:
-        for group in opt.param_groups:
-            why = _option_reason(group)
-            calls: list[_Call] = []
-            if why is None:
-                calls, why = _GROUP_CALLS[self.kind](opt, group)
-            kernels = [] if why else [self.kernel(c.spec) for c in calls]
-            if why is None and all(k is not None for k in kernels):
-                for call, k in zip(calls, kernels):
-                    call.run(k)
-                self.fused_groups += 1
-                continue
-            if why is not None:
+        plans = [(group, *self.plan(opt, group)) for group in opt.param_groups]
+        # Report before updating anything, so that fallback="error" never leaves
+        # a step half done.
+        for _, _, why in plans:
+            if why:
                 self.fallback(why)
-            self.run_eager_group(opt, group)
+        for group, planned, why in plans:
+            if why:
+                self.run_eager_group(opt, group)
+                continue
+            for call, k in planned:
+                call.run(k)
+            self.fused_groups += 1
 
     def run_eager_group(self, opt: torch.optim.Optimizer, group: dict) -> None:
         # torch's step updates every group in opt.param_groups; show it only this one.
@@ -551,8 +568,10 @@ def compile_optimizer(optimizer: torch.optim.Optimizer, config: Optional[Trainin
     # Build the kernels the current groups need now, so that a compiler failure
     # shows at compile time (and the first step is not slow).
     for spec in _expected_specs(optimizer, kind):
-        if runner.kernel(spec) is None:
-            return    # fallback() warned with gcc's message; the step stays torch's
+        _, why = runner.kernel(spec)
+        if why:
+            _warn_or_raise(config, optimizer, why)
+            return
     optimizer.__dict__[_ATTR] = runner
     step = types.MethodType(_hooked_fused_step, optimizer)
     optimizer.step = _mark_step_called(optimizer, step) if by_scheduler else step

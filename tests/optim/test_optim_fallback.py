@@ -287,3 +287,45 @@ def test_kernels_are_shared_within_a_process(config):
     (ka,), (kb,) = fused_step_of(a).kernels.values(), fused_step_of(b).kernels.values()
     assert ka is kb
     assert optim_mod.load_kernel(ka.spec, config) is ka
+
+
+def test_build_failure_at_step_time(tmp_path, monkeypatch):
+    """A kernel first needed on a later step (weight decay switched on) fails to build:
+    that group runs eagerly with gcc's message, once."""
+    cfg = TrainingCompilerConfig(cache_dir=str(tmp_path))
+
+    def run(compiled):
+        model = make_mlp()
+        opt = SGD(model.parameters(), lr=0.1, momentum=0.9)
+        if compiled:
+            compile_optimizer(opt, cfg)
+            original = optim_cpp.render
+            monkeypatch.setattr(optim_cpp, "render",
+                                lambda spec: original(spec).replace("return 0;", "return nope;"))
+        for i, (x, y) in enumerate(batches(5)):
+            if i == 2:
+                opt.param_groups[0]["weight_decay"] = 0.01
+            opt.zero_grad()
+            nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+        return model, opt
+    m_e, _ = run(False)
+    (m_c, o_c), msgs = _collect(lambda: run(True))
+    assert len(msgs) == 1 and "nope" in msgs[0], msgs
+    assert_params_equal(m_e, m_c)
+    assert fused_step_of(o_c).fused_groups == 2 and fused_step_of(o_c).eager_groups == 3
+
+
+def test_fallback_error_at_step_time_updates_nothing(tmp_path):
+    cfg = TrainingCompilerConfig(cache_dir=str(tmp_path), fallback="error")
+    model = make_mlp()
+    params = list(model.parameters())
+    opt = AdamW([{"params": params[:2]}, {"params": params[2:]}], lr=1e-2)
+    compile_optimizer(opt, cfg)
+    x, y = batches(1)[0]
+    nn.functional.mse_loss(model(x), y).backward()
+    params[2].grad = params[2].grad.t().contiguous().t()      # laid out unlike its parameter
+    before = [p.detach().clone() for p in params]
+    with pytest.raises(OptimizerCompileError, match="memory layout"):
+        opt.step()
+    assert all(torch.equal(a, b) for a, b in zip(before, params))
