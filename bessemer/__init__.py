@@ -12,5 +12,3 @@ try:  # noqa: SIM105
     __all__ += ["Estimator", "PyTorch", "HuggingFace"]
 except ImportError:  # pragma: no cover - during development of the jobs package
     pass
-
-from .compiler import capture as _capture  # noqa: E402  registers the "bessemer" backend

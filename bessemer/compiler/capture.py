@@ -16,7 +16,6 @@ from typing import Optional
 
 import torch
 from torch._decomp import core_aten_decompositions, get_decompositions
-from torch._dynamo import register_backend
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.partitioners import default_partition, min_cut_rematerialization_partition
 
@@ -63,6 +62,8 @@ class BessemerBackend:
             gid = next(_graph_ids)
             name = f"{kind}{gid}"
             debug = self.config.resolved_debug_dir()
+            if debug and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+                debug = os.path.join(debug, f"rank-{os.environ.get('RANK', '0')}")
             ddir = os.path.join(debug, f"graph_{gid:03d}_{kind}") if debug else None
             try:
                 cg = Pipeline(self.config.resolved_cache_dir(), ddir, name).run(
@@ -104,7 +105,10 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
     return fn
 
 
-@register_backend(name="bessemer")
 def bessemer_backend(gm, example_inputs, **kwargs):
-    """torch.compile(model, backend="bessemer"): the config comes from the environment."""
+    """torch.compile(model, backend="bessemer"): the config comes from the environment.
+
+    Registered through the `torch_dynamo_backends` entry point (pyproject.toml), so
+    the name works without importing bessemer first."""
     return make_backend(TrainingCompilerConfig.from_env())(gm, example_inputs, **kwargs)
+
