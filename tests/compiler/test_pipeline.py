@@ -186,3 +186,10 @@ def test_state_dict_keys_unchanged(tmp_path):
     keys = list(m.state_dict())
     bessemer.compile(m, cache_dir=str(tmp_path))
     assert list(m.state_dict()) == keys
+
+
+def test_backend_by_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("BESSEMER_CACHE_DIR", str(tmp_path))
+    f = torch.compile(lambda x: torch.sigmoid(x) * x, backend="bessemer")
+    x = torch.randn(20)
+    torch.testing.assert_close(f(x), torch.sigmoid(x) * x)
