@@ -329,3 +329,10 @@ def test_fallback_error_at_step_time_updates_nothing(tmp_path):
     with pytest.raises(OptimizerCompileError, match="memory layout"):
         opt.step()
     assert all(torch.equal(a, b) for a, b in zip(before, params))
+
+
+def test_parameters_off_cpu(config):
+    opt = AdamW([nn.Parameter(torch.empty(8, device="meta"))], lr=1e-2)
+    _, msgs = _collect(lambda: compile_optimizer(opt, config))
+    assert len(msgs) == 1 and "meta" in msgs[0] and "AdamW" in msgs[0]
+    assert fused_step_of(opt) is None
