@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                    help=f"folder for results.json, results.md, chart.png (default {DEFAULT_OUT})")
     p.add_argument("--page", metavar="FILE", help="also render the tested-models page to FILE")
+    p.add_argument("--readme", metavar="FILE",
+                   help="also rewrite the summary block of FILE (between the markers "
+                        f"{report.SUMMARY_START} and {report.SUMMARY_END})")
     p.add_argument("--report", metavar="RESULTS_JSON",
                    help="run nothing: render the table, --out files and --page from a saved results.json")
     p.add_argument("--timeout", type=_seconds, default=1800.0, metavar="S",
@@ -133,7 +136,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             return 130
     report.speedups(results)
     print(report.table(results))
-    written = _write_outputs(results, args.out, args.page)
+    written = _write_outputs(results, args.out, args.page, args.readme)
     print("\nwrote " + ", ".join(written))
     return 0
 
@@ -212,6 +215,15 @@ def _check_outputs(args) -> None:
             raise UsageError(f"--page {args.page!r} is a folder; give a file name")
         if not os.path.isdir(parent):
             raise UsageError(f"--page {args.page!r}: the folder {parent!r} does not exist")
+    if args.readme:
+        try:
+            with open(args.readme) as f:
+                text = f.read()
+        except OSError as e:
+            raise UsageError(f"--readme {args.readme!r}: {e.strerror}") from None
+        if not report.has_summary_block(text):
+            raise UsageError(f"--readme {args.readme!r} has no summary block: add the lines "
+                             f"{report.SUMMARY_START} and {report.SUMMARY_END} where it goes")
 
 
 def _load_report(args) -> dict:
@@ -230,7 +242,7 @@ def _load_report(args) -> dict:
 
 
 # -- output -------------------------------------------------------------------------------------
-def _write_outputs(results: dict, out: str, page: Optional[str]) -> list[str]:
+def _write_outputs(results: dict, out: str, page: Optional[str], readme: Optional[str]) -> list[str]:
     """Write every file to a staging folder first, then move them into `out` together."""
     parent = os.path.dirname(os.path.abspath(out))
     os.makedirs(parent, exist_ok=True)
@@ -249,6 +261,13 @@ def _write_outputs(results: dict, out: str, page: Optional[str]) -> list[str]:
     if page:
         report.write_text(page, report.markdown(results, title="Tested models"))
         written.append(page)
+    if readme:
+        with open(readme) as f:
+            text = f.read()
+        link = (os.path.relpath(os.path.abspath(page), os.path.dirname(os.path.abspath(readme)))
+                if page else None)
+        report.write_text(readme, report.replace_summary_block(text, report.summary_block(results, link)))
+        written.append(readme)
     return written
 
 

@@ -34,6 +34,14 @@ def test_report_of_a_missing_file_is_bad_input(tmp_path, capsys):
     assert os.listdir(tmp_path) == []
 
 
+def test_readme_without_the_summary_markers_is_bad_input(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("# hello\n")
+    assert cli.main(["mlp", "--readme", str(readme), "--out", str(tmp_path / "o")]) == 2
+    assert "no summary block" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["README.md"] and readme.read_text() == "# hello\n"
+
+
 def test_list_shows_the_zoo(capsys):
     assert cli.main(["--list"]) == 0
     out = capsys.readouterr().out

@@ -47,13 +47,20 @@ def test_two_tiny_models_eager_and_bessemer(tmp_path, capsys):
     assert sorted(p.name for p in out_dir.iterdir()) == ["chart.png", "results.json", "results.md"]
 
     # The page renders from the saved results, with the command that made them.
-    page = tmp_path / "tested-models.md"
+    page = tmp_path / "docs" / "tested-models.md"
+    page.parent.mkdir()
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n\n<!-- bessemer-bench-summary:start -->\nold\n<!-- bessemer-bench-summary:end -->\nrest\n")
     again = tmp_path / "again"
-    _run(["--report", str(out_dir / "results.json"), "--out", str(again), "--page", str(page)], capsys)
+    _run(["--report", str(out_dir / "results.json"), "--out", str(again), "--page", str(page),
+          "--readme", str(readme)], capsys)
     text = page.read_text()
     assert text.startswith("# Tested models") and results["meta"]["command"] in text
     assert "Geometric-mean speed-up" in text
     assert (again / "chart.png").read_bytes()[:8] == PNG
+    summary = readme.read_text()
+    assert "old" not in summary and summary.endswith("rest\n")
+    assert "Geometric-mean speed-up over eager" in summary and "(docs/tested-models.md)" in summary
 
 
 def test_a_failing_worker_is_a_row_with_its_error_and_the_run_goes_on(tmp_path, capsys):
