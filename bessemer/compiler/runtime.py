@@ -154,7 +154,6 @@ class WrapperWriter:
                 sig = tuple(d for d, x in enumerate(u.shape) if x != 1)
                 lines.append(f"{u.name} = _layout({s.name}[{u.attrs['index']}], {tuple(u.shape)!r}, "
                              f"{tuple(u.stride)!r}, {sig!r})")
-            lines.append(f"del {s.name}")
             return "; ".join(lines)
         sig = tuple(d for d, x in enumerate(s.shape) if x != 1)
         return f"{s.name} = _layout({call}, {tuple(s.shape)!r}, {tuple(s.stride)!r}, {sig!r})"
