@@ -364,13 +364,7 @@ class KernelWriter:
                 for r in mbrs:
                     acc = f"acc_{r.name}"
                     op = r.op
-                    ct = compute_type(r.dtype)
-                    at = "double" if (r.dtype.is_floating_point and op in ("sum", "prod")) else (
-                        "bool" if op == "any" else ("int64_t" if op in ("sum", "prod") else ct))
-                    init = {"sum": "0", "prod": "1", "any": "false"}.get(op)
-                    if op in ("max", "min"):
-                        init = (f"-INFINITY" if op == "max" else "INFINITY") if r.dtype.is_floating_point else \
-                            (f"std::numeric_limits<{ct}>::{'lowest' if op == 'max' else 'max'}()")
+                    ct, at, init = self._reduce_parts(r)
                     decl.append(f"{at} {acc} = ({at}){init};")
                     v = self.expr(r.args[0], ident, lines, cache)
                     if op == "sum":
@@ -416,7 +410,9 @@ class KernelWriter:
         return self._finish(outer_dims, inner_dims, None, row_code, reduction=True)
 
     def _reduce_parts(self, r: Node):
-        """(accumulator C type, init, combine line for value v, omp clause, NaN handling)."""
+        """(value C type, accumulator C type, initial value). Float sums accumulate in
+        double: more accurate than eager's float cascade, so the difference to eager is
+        eager's own rounding."""
         op = r.op
         ct = compute_type(r.dtype)
         at = "double" if (r.dtype.is_floating_point and op in ("sum", "prod")) else (
