@@ -44,10 +44,23 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         # object, its parameters and its state_dict keys stay exactly the same.
         if getattr(model.forward, "_bessemer_compiled", False):
             return model
-        compiled = torch.compile(model.forward, backend=backend, dynamic=False)
+        forward = model.forward
+        if cfg.precision == "bf16":
+            forward = _autocast(forward, torch.bfloat16)
+        compiled = torch.compile(forward, backend=backend, dynamic=False)
         compiled._bessemer_compiled = True
         model.forward = compiled
         return model
     if callable(model):
         return torch.compile(model, backend=backend, dynamic=False)
     raise ValueError(f"bessemer.compile expects an nn.Module or a function, got {type(model).__name__}")
+
+
+def _autocast(fn, dtype):
+    import functools
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with torch.autocast(device_type="cpu", dtype=dtype):
+            return fn(*args, **kwargs)
+    return run

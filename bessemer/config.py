@@ -20,7 +20,7 @@ ENV_CACHE = "BESSEMER_CACHE_DIR"
 
 _FALLBACKS = ("warn", "error")
 _PARTITIONERS = ("min_cut", "default")
-_PRECISIONS = ("fp32", "bf16", "fp16")
+_PRECISIONS = ("fp32", "bf16")
 
 
 def default_cache_dir() -> str:
@@ -46,7 +46,7 @@ class TrainingCompilerConfig:
                  pointwise values in the backward instead of saving them (less memory),
                  "default" saves every value the backward needs
     compile_optimizer  with bessemer.compile(model, optimizer=opt), run a fused update
-    precision    "fp32" (no change), "bf16" or "fp16" (autocast around the model)
+    precision    "fp32" (no change) or "bf16" (the forward runs under CPU autocast to bf16)
     cache_size_limit   how many shapes one function may be compiled for before Dynamo
                  falls back to eager for new ones (bounded recompilation)
     """

@@ -98,11 +98,27 @@ class BessemerBackend:
 
 
 def make_backend(config: Optional[TrainingCompilerConfig] = None):
-    """A torch.compile backend bound to `config`."""
+    """A torch.compile backend bound to `config`.
+
+    A graph compiled again for new input shapes is reported: every new shape costs
+    a compile, and a silent recompile each step is a slow run nobody can see."""
     be = BessemerBackend(config or TrainingCompilerConfig.from_env())
-    fn = be.aot()
-    fn.bessemer = be  # type: ignore[attr-defined]
-    return fn
+    aot = be.aot()
+    shapes_seen: dict[str, list] = {}
+
+    def backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
+        shapes = [tuple(t.shape) for t in example_inputs if isinstance(t, torch.Tensor)]
+        seen = shapes_seen.setdefault(gm.code, [])
+        if seen and shapes not in seen:
+            changed = [f"{a} -> {b}" for a, b in zip(seen[-1], shapes) if a != b][:3]
+            warnings.warn(f"bessemer: recompiling a graph for new input shapes ({'; '.join(changed)}); "
+                          f"pad to fixed shapes to avoid this (compile {len(seen) + 1}, limit "
+                          f"{be.config.cache_size_limit})", stacklevel=2)
+        seen.append(shapes)
+        return aot(gm, example_inputs, **kwargs)
+
+    backend.bessemer = be  # type: ignore[attr-defined]
+    return backend
 
 
 def bessemer_backend(gm, example_inputs, **kwargs):

@@ -193,3 +193,27 @@ def test_backend_by_name(tmp_path, monkeypatch):
     f = torch.compile(lambda x: torch.sigmoid(x) * x, backend="bessemer")
     x = torch.randn(20)
     torch.testing.assert_close(f(x), torch.sigmoid(x) * x)
+
+
+def test_recompile_is_reported(tmp_path):
+    f, _ = _compile_fn(lambda x: x * 2, tmp_path)
+    f(torch.randn(3))
+    with pytest.warns(UserWarning, match="recompiling a graph for new input shapes"):
+        f(torch.randn(5))
+
+
+def test_bf16_precision_trains_like_eager_autocast(tmp_path):
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 1))
+    ref = __import__("copy").deepcopy(m)
+    bessemer.compile(m, cache_dir=str(tmp_path), precision="bf16", fallback="error")
+    x = torch.randn(4, 8)
+    out = m(x)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        want = ref(x)
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out, want, rtol=2e-2, atol=2e-2)
+    out.float().sum().backward()
+    want.float().sum().backward()
+    for p, q in zip(m.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=3e-2, atol=3e-2)

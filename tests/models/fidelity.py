@@ -91,7 +91,8 @@ def train_pair(case: ModelCase, make_opt, steps: int, cache_dir: str, *, compile
 
 def assert_runs_compiled(run: Run) -> None:
     """Dynamo handed graphs to the bessemer backend, and nothing ran eagerly with a warning."""
-    assert run.warnings == [], "\n".join(run.warnings)
+    fallbacks = [w for w in run.warnings if "recompiling a graph" not in w]
+    assert fallbacks == [], "\n".join(fallbacks)
     assert run.graphs[-1] >= 1, "no graph was compiled: the model ran eagerly"
 
 

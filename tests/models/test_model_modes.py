@@ -58,6 +58,8 @@ def test_recompiles_for_a_new_input_shape(case, kernel_cache):
     steps = 6
     eager, compiled = train_pair(case, sgd_momentum, steps, kernel_cache, shapes=lambda step: step % 2)
     assert_runs_compiled(compiled)
+    # the new shape is reported, not silent
+    assert any("recompiling a graph for new input shapes" in w for w in compiled.warnings)
     per_shape = compiled.graphs[0]
     assert compiled.graphs == [per_shape] + [2 * per_shape] * (steps - 1)
     assert_losses_equal(compiled.losses, eager.losses)
