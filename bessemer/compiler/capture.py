@@ -108,7 +108,9 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
 
     def backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
         shapes = [tuple(t.shape) for t in example_inputs if isinstance(t, torch.Tensor)]
-        seen = shapes_seen.setdefault(gm.code, [])
+        # the same code traced again: the same sequence of ops, whatever the shapes
+        key = "|".join(f"{n.op}:{n.target}" for n in gm.graph.nodes)
+        seen = shapes_seen.setdefault(key, [])
         if seen and shapes not in seen:
             changed = [f"{a} -> {b}" for a, b in zip(seen[-1], shapes) if a != b][:3]
             warnings.warn(f"bessemer: recompiling a graph for new input shapes ({'; '.join(changed)}); "
