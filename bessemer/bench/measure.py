@@ -94,7 +94,7 @@ def count_flops(fn: Callable[[], Any]) -> int:
     return int(counter.get_total_flops())
 
 
-def matmul_peak(device: torch.device, dtype: torch.dtype, seconds: float = 1.0) -> dict:
+def matmul_peak(device: torch.device, dtype: torch.dtype, seconds: float = 2.0) -> dict:
     """This machine's achievable FLOP/s: the best of repeated square matmuls (the MFU denominator)."""
     n = 8192 if device.type == "cuda" else 2048
     g = torch.Generator(device="cpu").manual_seed(0)

@@ -147,10 +147,20 @@ def table(results: dict) -> str:
                                    for x in t]
     g = geomean_speedups(results)
     peak = results["meta"].get("matmul_peak", {})
+    if _mfu_above_peak(results):
+        out += ["", _MFU_WARNING]
     out += ["", "geometric-mean speed-up over eager: " +
             (", ".join(f"{m} {v['geomean']:.2f}x ({v['models']} models)" for m, v in g.items()) or "—"),
             f"matmul peak (MFU denominator): {_gflops(peak)}"]
     return "\n".join(out)
+
+
+_MFU_WARNING = ("note: some MFU values exceed 100%: the matmul peak was measured while other work "
+                "competed for the cores, so it is too low")
+
+
+def _mfu_above_peak(results: dict) -> bool:
+    return any((r.get("mfu") or 0) > 1 for r in results["rows"])
 
 
 def _gflops(peak: dict) -> str:
@@ -197,6 +207,8 @@ def markdown(results: dict, title: str = "Benchmark results") -> str:
                        + " |" * (len(COLUMNS) - 1))
         else:
             out.append(f"| {r['model']} | {size} | {r['mode']} | " + " | ".join(_cells(r)) + " |")
+    if _mfu_above_peak(results):
+        out += ["", _MFU_WARNING[0].upper() + _MFU_WARNING[1:] + "."]
     notes = [(r, p, e) for r in results["rows"] for p, e in r.get("phase_errors", {}).items()]
     if notes:
         out += ["", "Errors in the warm-start and memory processes:", ""]
@@ -238,7 +250,7 @@ _COLUMN_NOTES = [
     "- **vs eager**: eager's median step time divided by this mode's.",
     "- **MFU**: the model's FLOPs per step (matmuls, convolutions and attention of forward and backward, "
     "counted with torch's FlopCounterMode on an eager step) divided by the step time and by the matmul "
-    "peak measured in the same invocation.",
+    "peak, the better of two probes run before and after the workers of the same invocation.",
     "- **1st step cold**: seconds from setting the mode up to the end of the first step, with empty "
     "compiler caches (fresh BESSEMER_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR); "
     "**warm**: the same in a second fresh process on the caches the first one filled. Eager compiles "
@@ -250,8 +262,10 @@ _COLUMN_NOTES = [
     "parameters, buffers and input batches that existed before; memory outside torch's allocator is "
     "not counted.",
     "- **final loss**: the loss of the last step. **loss Δ**: the largest relative difference from "
-    "eager's loss over all steps. **param Δ**: after the last step, the largest over parameters of "
-    "max|p − p_eager| / max|p_eager|. Dropout is off in every model so that runs are comparable.",
+    "eager's loss over all steps. **param Δ**: after the last step, the largest |p − p_eager| over all "
+    "parameters, relative to the largest |p_eager| (results.json also names the tensor with the largest "
+    "difference and its difference relative to its own scale). Dropout is off in every model so that "
+    "runs are comparable.",
 ]
 
 

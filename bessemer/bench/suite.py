@@ -80,7 +80,9 @@ def run(plan: Plan, progress: Progress = Progress()) -> dict:
     t0 = time.perf_counter()
     load_start = load_average()
     device = torch.device(plan.device)
-    peak = _matmul_peak(device, plan.dtype)
+    # The matmul peak is probed before and after the workers and the better probe is
+    # kept: other work on the machine can only make a probe slower.
+    probes = [_matmul_peak(device, plan.dtype)]
     rows = []
     with tempfile.TemporaryDirectory(prefix="bessemer-bench-") as work:
         for model in plan.models:
@@ -96,12 +98,19 @@ def run(plan: Plan, progress: Progress = Progress()) -> dict:
                         for _ in plan.phases(mode)[1:]:
                             progress.advance()
                         break
-                model_rows.append(_row(plan, model, mode, results, peak))
+                model_rows.append(_row(plan, model, mode, results))
             _fidelity(model_rows, work, model)
             for row in model_rows:
                 progress.row_done(row)
             rows.extend(model_rows)
+    probes.append(_matmul_peak(device, plan.dtype))
+    peak = max(probes, key=lambda p: p["flops_per_s"])
+    for row in rows:
+        med = row.get("step_s", {}).get("median")
+        flops = row.get("flops_per_step")
+        row["mfu"] = flops / med / peak["flops_per_s"] if med and flops else None
     meta = _meta(plan, peak, time.perf_counter() - t0)
+    meta["matmul_probes_flops_per_s"] = [p["flops_per_s"] for p in probes]
     meta["host"]["load_average"] = {"start": load_start, "end": load_average()}
     return {"meta": meta, "rows": rows}
 
@@ -177,7 +186,7 @@ def _safe(name: str) -> str:
 
 
 # -- assembling rows -----------------------------------------------------------------
-def _row(plan: Plan, model: str, mode: str, results: dict, peak: dict) -> dict:
+def _row(plan: Plan, model: str, mode: str, results: dict) -> dict:
     run_r = results.get("run", {})
     size = zoo.resolve(model, plan.scale, plan.batch, plan.seq, plan.image)[1]
     row = {"model": model, "mode": mode, "scale": plan.scale, "dtype": plan.dtype, "device": plan.device,
@@ -194,8 +203,6 @@ def _row(plan: Plan, model: str, mode: str, results: dict, peak: dict) -> dict:
     med = step.get("median")
     row["samples_per_s"] = batch / med if med else None
     row["tokens_per_s"] = batch * tokens / med if med and tokens else None
-    row["mfu"] = (run_r["flops_per_step"] / med / peak["flops_per_s"]
-                  if med and run_r["flops_per_step"] and peak.get("flops_per_s") else None)
     if mode == "eager":  # eager compiles nothing: its first step is the same cold or warm
         row["first_step_warm_s"] = None
     for phase in ("warm", "memory"):
@@ -222,7 +229,8 @@ def _fidelity(rows: list[dict], work: str, model: str) -> None:
         if r["status"] == "ok" and ref is not None:
             r["loss_max_rel_diff"] = _curve_diff(r["losses"], ref["losses"])
             if ref_params is not None and os.path.exists(path):
-                r["param_max_rel_diff"] = _param_diff(torch.load(path), ref_params)
+                d = _param_diff(torch.load(path), ref_params)
+                r["param_max_rel_diff"], r["param_worst"] = d["max_rel"], d["worst"]
         if os.path.exists(path) and path != ref_path:
             os.unlink(path)
     if os.path.exists(ref_path):
@@ -238,19 +246,32 @@ def _curve_diff(losses: list[float], ref: list[float]) -> Optional[float]:
     return max(abs(a - b) / max(abs(b), 1e-12) for a, b in pairs)
 
 
-def _param_diff(params: dict, ref: dict) -> float:
-    """max over parameters of max|p - p_eager| / max|p_eager|."""
-    worst = 0.0
+def _param_diff(params: dict, ref: dict) -> dict:
+    """How far the parameters are from eager's after the last step.
+
+    `max_rel`: the largest |p - p_eager| over all parameters, relative to the largest
+    |p_eager|. Differences are not taken relative to each tensor's own scale: a
+    parameter whose gradient is zero up to rounding (a key projection's bias, which
+    softmax cancels) moves by rounding noise that AdamW scales up to about lr per step,
+    so its per-tensor relative difference is of order 1 between any two correct
+    implementations. `worst` names the tensor with the largest difference and gives
+    its per-tensor relative difference too.
+    """
+    worst_name, worst_diff, worst_rel, scale = None, 0.0, 0.0, 0.0
     for name, p_ref in ref.items():
         p = params.get(name)
         if p is None or p.shape != p_ref.shape:
-            return math.inf
-        scale = p_ref.abs().max().item()
-        diff = (p - p_ref).abs().max().item()
+            return {"max_rel": math.inf, "worst": {"name": name, "max_abs": math.inf, "rel": math.inf}}
+        diff = (p - p_ref).abs().max().item() if p.numel() else 0.0
+        own = p_ref.abs().max().item() if p.numel() else 0.0
         if not math.isfinite(diff):
-            return math.inf
-        worst = max(worst, diff / scale if scale > 0 else diff)
-    return worst
+            return {"max_rel": math.inf, "worst": {"name": name, "max_abs": math.inf, "rel": math.inf}}
+        scale = max(scale, own)
+        if diff > worst_diff:
+            worst_name, worst_diff = name, diff
+            worst_rel = diff / own if own > 0 else math.inf
+    max_rel = worst_diff / scale if scale > 0 else worst_diff
+    return {"max_rel": max_rel, "worst": {"name": worst_name, "max_abs": worst_diff, "rel": worst_rel}}
 
 
 # -- the run's facts ---------------------------------------------------------------------
