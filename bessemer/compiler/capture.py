@@ -36,13 +36,21 @@ _EXTRA_DECOMPOSITIONS = [
 ]
 
 
+# Ops kept whole: dropout for its RNG (the same generator calls as eager); mean and
+# var_mean are lowered directly; scaled-dot-product attention runs in ATen's fused
+# CPU kernel (its core decomposition also computes wrong gradients for causal
+# attention without dropout, tests/models covers that case).
+_KEEP = {"native_dropout", "native_dropout_backward", "mean", "var_mean",
+         "_scaled_dot_product_flash_attention_for_cpu", "scaled_dot_product_attention",
+         "_scaled_dot_product_attention_math"}
+
+
 def decompositions() -> dict:
     table = dict(core_aten_decompositions())
     table.update(get_decompositions(_EXTRA_DECOMPOSITIONS))
     for op in list(table):
         name = op.overloadpacket.__name__ if isinstance(op, torch._ops.OpOverload) else str(op)
-        if name in ("native_dropout", "native_dropout_backward", "mean", "var_mean"):
-            # dropout: kept for its RNG; mean / var_mean: lowered directly
+        if name in _KEEP:
             del table[op]
     return table
 

@@ -140,10 +140,24 @@ CNN = ModelCase("cnn", SmallCNN, _cnn_batch, _classifier_loss, _classifier_outpu
 GPT2 = ModelCase("gpt2", _gpt2, _gpt2_batch, _gpt2_loss, _gpt2_output, sgd_lr=0.02, adamw_lr=1e-3)
 BERT = ModelCase("bert", _bert, _bert_batch, _bert_loss, _bert_output, sgd_lr=0.02, adamw_lr=1e-3)
 
+def _gpt2_no_dropout() -> nn.Module:
+    # Without dropout, causal attention runs ATen's fused CPU attention kernel, a
+    # different path (forward and backward) from the dropout case.
+    from transformers import GPT2Config, GPT2LMHeadModel
+    cfg = GPT2Config(n_layer=2, n_embd=64, n_head=4, vocab_size=VOCAB, n_positions=64,
+                     bos_token_id=VOCAB - 1, eos_token_id=VOCAB - 1,
+                     resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+    return GPT2LMHeadModel(cfg)
+
+
+GPT2_NO_DROPOUT = ModelCase("gpt2-no-dropout", _gpt2_no_dropout, _gpt2_batch, _gpt2_loss, _gpt2_output,
+                            sgd_lr=0.02, adamw_lr=1e-3)
+
 # for pytest.mark.parametrize("case", CASES): the transformer models are the slow ones
 CASES = [pytest.param(MLP, id="mlp"), pytest.param(CNN, id="cnn"),
          pytest.param(GPT2, id="gpt2", marks=pytest.mark.slow),
          pytest.param(BERT, id="bert", marks=pytest.mark.slow)]
+TRAINING_CASES = CASES + [pytest.param(GPT2_NO_DROPOUT, id="gpt2-no-dropout", marks=pytest.mark.slow)]
 
 
 # -- optimizers -------------------------------------------------------------------

@@ -6,13 +6,13 @@ step is tested in test_model_compiled_optimizer.py).
 import pytest
 
 from fidelity import assert_losses_equal, assert_runs_compiled, assert_state_equal, assert_trained, train_pair
-from model_cases import CASES, OPTIMIZERS
+from model_cases import OPTIMIZERS, TRAINING_CASES
 
 STEPS = 20
 
 
 @pytest.mark.parametrize("optimizer", list(OPTIMIZERS))
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", TRAINING_CASES)
 def test_training_matches_eager(case, optimizer, kernel_cache):
     eager, compiled = train_pair(case, OPTIMIZERS[optimizer], STEPS, kernel_cache)
     assert_runs_compiled(compiled)
