@@ -236,6 +236,7 @@ class KernelWriter:
         self.params: dict[Node, str] = {}
         self.tmp = 0
         self.acc: dict[Node, str] = {}
+        self.row_vals: dict[Node, str] = {}   # per-row members already computed in this row
 
     # -- addresses ---------------------------------------------------------------
     def _lin_token(self, coef, const) -> str:
@@ -281,6 +282,11 @@ class KernelWriter:
         return n.kind in ("input", "extern", "getitem") or n in self.sched.realized
 
     def _expr(self, n: Node, m: IndexMap, lines, cache, top) -> str:
+        if n in self.row_vals and not top:
+            want = outer_map(self.k.shape, self.k.red, n.shape)
+            from ..passes.fuse import _normalize_map
+            if want is not None and _normalize_map(want, n.shape) == _normalize_map(m, n.shape):
+                return self.row_vals[n]
         if n in self.acc and not top:
             want = outer_map(self.k.shape, self.k.red, n.shape)
             from ..passes.fuse import _normalize_map
@@ -404,8 +410,8 @@ class KernelWriter:
                 for mbr in mbrs:
                     rm = outer_map(k.shape, k.red, mbr.shape)
                     v = self.expr(mbr, rm, lines, row_cache, top=True)
-                    lines.append(self.store(mbr, v, IndexMap.identity(len(mbr.shape)).compose(rm)
-                                            if False else rm))
+                    lines.append(self.store(mbr, v, rm))
+                    self.row_vals[mbr] = v
                 row_code.append(("decl", lines))
         return self._finish(outer_dims, inner_dims, None, row_code, reduction=True)
 
@@ -542,7 +548,9 @@ class KernelWriter:
         params = []
         for n, p in self.params.items():
             const = "" if (n in k.stores) else "const "
-            params.append(f"{const}{storage_type(n.dtype)}* {p}")
+            # no two parameters of a kernel share memory (the memory plan hands a buffer
+            # to a new one only after its last reader ran), so all are __restrict__
+            params.append(f"{const}{storage_type(n.dtype)}* __restrict__ {p}")
         head = f'extern "C" void {k.name}({", ".join(params)}) {{'
         src = "\n".join([head] + code + ["}"]) + "\n"
         return KernelSource(k.name, src, list(self.params), list(k.stores))
