@@ -237,6 +237,8 @@ class KernelWriter:
         self.tmp = 0
         self.acc: dict[Node, str] = {}
         self.row_vals: dict[Node, str] = {}   # per-row members already computed in this row
+        self.hoist: Optional[tuple[list, dict]] = None   # where row-invariant values go
+        self.inv_cache: dict = {}
 
     # -- addresses ---------------------------------------------------------------
     def _lin_token(self, coef, const) -> str:
@@ -274,8 +276,49 @@ class KernelWriter:
         key = (n, m)
         if key in cache:
             return cache[key]
+        if self.hoist is not None and not top and self._invariant(n, m):
+            # the same for every element of the row: computed once, before the loop
+            lines, cache = self.hoist
+            if key in cache:
+                return cache[key]
         r = self._expr(n, m, lines, cache, top)
         cache[key] = r
+        return r
+
+    def _aligned_row(self, n: Node, m: IndexMap) -> bool:
+        from ..passes.fuse import _normalize_map
+        want = outer_map(self.k.shape, self.k.red, n.shape)
+        return want is not None and _normalize_map(want, n.shape) == _normalize_map(m, n.shape)
+
+    def _invariant(self, n: Node, m: IndexMap) -> bool:
+        """Does the value of n at map m stay the same along the reduced dims?"""
+        key = (n, m)
+        if key in self.inv_cache:
+            return self.inv_cache[key]
+        inner = [d for d in self.k.red if self.k.shape[d] != 1]
+
+        def free_of_inner(coefs_rows) -> bool:
+            return all(row[k] == 0 for row in coefs_rows for k in inner)
+
+        if (n in self.row_vals or n in self.acc) and self._aligned_row(n, m):
+            r = True
+        elif self._is_buffer(n) or n.kind == "reduce":
+            r = n.kind != "reduce" and free_of_inner(
+                [row for j, row in enumerate(m.coef) if n.shape[j] != 1])
+        elif n.kind == "const":
+            r = True
+        elif n.kind == "iota":
+            r = free_of_inner([m.coef[n.attrs["dim"]]])
+        elif n.kind == "view" and "map" in n.attrs:
+            r = self._invariant(n.args[0], m.compose(n.attrs["map"]))
+        elif n.kind == "view":
+            st = n.attrs["strides"]
+            r = all(sum(st[j] * m.coef[j][k] for j in range(m.in_rank)) == 0 for k in inner)
+        elif n.kind == "pointwise":
+            r = all(self._invariant(a, m) for a in n.args)
+        else:
+            r = False
+        self.inv_cache[key] = r
         return r
 
     def _is_buffer(self, n: Node) -> bool:
@@ -367,6 +410,8 @@ class KernelWriter:
             if kind == "reduce":
                 decl, lines, after, reds = [], [], [], []
                 cache: dict = {}
+                pre: list[str] = []
+                self.hoist = (pre, row_cache)
                 for r in mbrs:
                     acc = f"acc_{r.name}"
                     op = r.op
@@ -396,14 +441,18 @@ class KernelWriter:
                     self.acc[r] = f"(({ct}){acc})" if r.dtype != torch.bfloat16 else f"bf16_round((float){acc})"
                     if r in k.stores:
                         after.append(self.store(r, acc, self._row_map(r)))
-                row_code.append(("decl", decl))
+                self.hoist = None
+                row_code.append(("decl", decl + pre))
                 row_code.append(("loop", " ".join(reds), lines))
                 row_code.append(("decl", after))
             elif kind == "full":
-                lines, cache = [], {}
+                lines, cache, pre = [], {}, []
+                self.hoist = (pre, row_cache)
                 for mbr in mbrs:
                     v = self.expr(mbr, ident, lines, cache, top=True)
                     lines.append(self.store(mbr, v, ident))
+                self.hoist = None
+                row_code.append(("decl", pre))
                 row_code.append(("loop", "", lines))
             else:  # per-row values
                 lines = []
@@ -623,7 +672,10 @@ class KernelWriter:
                     collapse = ""
                     if len(loops) > 1 and size < 4 * max(os.cpu_count() or 1, 1):
                         collapse = f" collapse({len(loops)})"
-                    code.append(f"{pad}#pragma omp parallel for{collapse}")
+                    # a lone parallel loop is also the vector loop: without `simd` gcc
+                    # does not vectorize the body OpenMP outlines
+                    simd = " simd" if len(loops) == 1 else ""
+                    code.append(f"{pad}#pragma omp parallel for{simd}{collapse}")
                 elif li == len(loops) - 1 and extra is not None:
                     code.append(f"{pad}#pragma omp simd {extra}".rstrip())
                 code.append(f"{pad}for (int64_t {v} = 0; {v} < {size}; {v}++) {{")
@@ -637,8 +689,7 @@ class KernelWriter:
             return depth
 
         if not reduction:
-            simd_ok = len(loops_o) > 0
-            depth = open_loops(loops_o, par, 1, "" if simd_ok and len(loops_o) > 1 else None)
+            depth = open_loops(loops_o, par, 1, "")
             for ln in flat_lines:
                 code.append(ind * depth + ln)
             close_loops(len(loops_o), depth)
