@@ -372,6 +372,31 @@ def _where(L, node, c, a, b):
     return g.cast(g.pointwise("where", [cn, as_node(g, a, shape, out), as_node(g, b, shape, out)], out), out)
 
 
+@lowers(aten.scatter.value, aten.scatter.src)
+def _scatter(L, node, x, dim, index, value):
+    """One index per row (a loss gradient at the target class): a comparison with the
+    position along `dim`, fused like any pointwise op. Other scatters run in ATen."""
+    g, out = L.g, L.dtype(node)
+    rank = len(x.shape)
+    if not is_node(index) or len(index.shape) != rank or rank == 0:
+        raise Unsupported("scatter with a general index")
+    dim %= rank
+    if index.shape[dim] != 1 or any(index.shape[d] != x.shape[d] for d in range(rank) if d != dim):
+        raise Unsupported("scatter with several indices per row")
+    pos = g.iota(x.shape, torch.int64, dim)
+    hit = g.pointwise("eq", [pos, broadcast(g, g.cast(index, torch.int64), x.shape)], torch.bool)
+    if is_node(value):
+        if len(value.shape) != rank or any(value.shape[d] < index.shape[d] for d in range(rank)):
+            raise Unsupported("scatter source shape")
+        src = value
+        for d in range(rank):
+            src = slice_(g, src, d, 0, index.shape[d], 1)
+        v = broadcast(g, g.cast(src, out), x.shape)
+    else:
+        v = g.const(value, x.shape, out)
+    return g.pointwise("where", [hit, v, g.cast(x, out)], out)
+
+
 @lowers(aten.clamp.default, aten.clamp.Tensor)
 def _clamp(L, node, x, lo=None, hi=None):
     out = L.dtype(node)
