@@ -400,7 +400,11 @@ class KernelWriter:
                 phases[-1][1].append(mbr)
             else:
                 phases.append((kind, [mbr]))
-        if not _trailing_red(k) and all(kind != "full" for kind, _ in phases) and len(outer_dims) >= 1:
+        # Column mode when the innermost dim is kept (a bias gradient over [rows, C]):
+        # a block of columns is read contiguously from each row. When the innermost
+        # dim is reduced (batch norm over N, H, W), row mode already reads rows
+        # contiguously, one channel per thread.
+        if _innermost_kept(k) and all(kind != "full" for kind, _ in phases) and len(outer_dims) >= 1:
             col = self._render_column(phases, outer_dims, inner_dims)
             if col is not None:
                 return col
@@ -710,9 +714,9 @@ class KernelWriter:
         return self._wrap([subst(c) for c in code])
 
 
-def _trailing_red(k: Kernel) -> bool:
-    from ..passes.fuse import _trailing
-    return _trailing(k.shape, k.red)
+def _innermost_kept(k: Kernel) -> bool:
+    dims = [d for d, n in enumerate(k.shape) if n != 1]
+    return bool(dims) and dims[-1] not in k.red
 
 
 def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
