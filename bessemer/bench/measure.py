@@ -24,6 +24,7 @@ so it would measure eager memory for every mode.
 from __future__ import annotations
 
 import contextlib
+import os
 import statistics
 import time
 from typing import Any, Callable, Iterable, Optional
@@ -58,6 +59,51 @@ def summarize(times: list[float]) -> dict:
             "mean": statistics.fmean(times), "n": len(times),
             # interquartile range relative to the median
             "spread": (qs[2] - qs[0]) / med if med > 0 else 0.0}
+
+
+class Contention:
+    """How much of the machine's CPU other processes used while this one was being timed.
+
+    From /proc/stat (every core's busy time, stolen time included) minus this process's
+    own CPU time, as a share of all cores over the wall time. Near 0 on a quiet machine;
+    a step timed while other work competes for the cores can be many times slower, and
+    its share shows it. None where /proc/stat does not exist.
+    """
+
+    def __init__(self):
+        self.share: Optional[float] = None
+
+    def __enter__(self):
+        self._start = (_busy_seconds(), _own_cpu_seconds(), time.perf_counter())
+        return self
+
+    def __exit__(self, *exc):
+        busy0, own0, t0 = self._start
+        busy1, own1, t1 = _busy_seconds(), _own_cpu_seconds(), time.perf_counter()
+        cores = os.cpu_count() or 1
+        if busy0 is not None and busy1 is not None and t1 > t0:
+            foreign = (busy1 - busy0) - (own1 - own0)
+            self.share = min(max(foreign / ((t1 - t0) * cores), 0.0), 1.0)
+        return False
+
+
+def _busy_seconds() -> Optional[float]:
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu":
+        return None
+    # user nice system idle iowait irq softirq steal ...: all but idle and iowait are busy
+    ticks = [int(x) for x in fields[1:9]]
+    busy = sum(ticks) - ticks[3] - ticks[4]
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system
 
 
 # -- FLOPs -----------------------------------------------------------------------------

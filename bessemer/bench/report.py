@@ -12,6 +12,10 @@ import tempfile
 from typing import Optional
 
 MODE_ORDER = ("eager", "inductor", "bessemer")
+# A row whose steps were timed while other processes used more than this share of
+# the cores is marked: its step time says more about them than about the mode.
+CONTENDED_SHARE = 0.10
+CONTENDED_MARK = "†"
 WARM_START_TARGET_S = 3.0
 COLD_COMPILE_TARGET_RATIO = 1 / 3
 
@@ -88,7 +92,7 @@ def _cells(r: dict) -> list[str]:
     warm = "err" if "warm" in errs else _f(r.get("first_step_warm_s"), ".2f")
     mem = "err" if "memory" in errs else _mem(r.get("peak_mem_bytes"))
     return [
-        f"{step['median'] * 1e3:,.1f} ±{step['spread'] * 50:.0f}%",
+        f"{step['median'] * 1e3:,.1f} ±{step['spread'] * 50:.0f}%" + (CONTENDED_MARK if _contended(r) else ""),
         _f(r.get("speedup"), ".2f") + ("x" if r.get("speedup") else ""),
         _f(r.get("samples_per_s"), ",.1f"),
         _f(r.get("tokens_per_s"), ",.0f"),
@@ -147,12 +151,27 @@ def table(results: dict) -> str:
                                    for x in t]
     g = geomean_speedups(results)
     peak = results["meta"].get("matmul_peak", {})
+    if _contention_note(results):
+        out += ["", _contention_note(results)]
     if _mfu_above_peak(results):
         out += ["", _MFU_WARNING]
     out += ["", "geometric-mean speed-up over eager: " +
             (", ".join(f"{m} {v['geomean']:.2f}x ({v['models']} models)" for m, v in g.items()) or "—"),
             f"matmul peak (MFU denominator): {_gflops(peak)}"]
     return "\n".join(out)
+
+
+def _contended(r: dict) -> bool:
+    return (r.get("foreign_cpu_share") or 0) > CONTENDED_SHARE
+
+
+def _contention_note(results: dict) -> Optional[str]:
+    rows = [r for r in results["rows"] if _contended(r)]
+    if not rows:
+        return None
+    worst = max(r["foreign_cpu_share"] for r in rows)
+    return (f"{CONTENDED_MARK} other processes used more than {CONTENDED_SHARE:.0%} of the cores while these "
+            f"steps were timed (up to {worst:.0%}): their times are unreliable; rerun on a quiet machine")
 
 
 _MFU_WARNING = ("note: some MFU values exceed 100%: the matmul peak was measured while other work "
@@ -207,6 +226,8 @@ def markdown(results: dict, title: str = "Benchmark results") -> str:
                        + " |" * (len(COLUMNS) - 1))
         else:
             out.append(f"| {r['model']} | {size} | {r['mode']} | " + " | ".join(_cells(r)) + " |")
+    if _contention_note(results):
+        out += ["", _contention_note(results) + "."]
     if _mfu_above_peak(results):
         out += ["", _MFU_WARNING[0].upper() + _MFU_WARNING[1:] + "."]
     notes = [(r, p, e) for r in results["rows"] for p, e in r.get("phase_errors", {}).items()]
@@ -248,6 +269,9 @@ _COLUMN_NOTES = [
     "- **step ms**: median wall time of a training step (zero_grad, forward with the loss, backward, "
     "optimizer step) after the warm-up steps; ± is half the interquartile range, relative to the median.",
     "- **vs eager**: eager's median step time divided by this mode's.",
+    f"- **{CONTENDED_MARK}**: while the steps were timed, other processes used more than "
+    f"{CONTENDED_SHARE:.0%} of the machine's cores (busy time from /proc/stat, stolen time included, minus "
+    "the worker's own CPU time); results.json has the share for every row.",
     "- **MFU**: the model's FLOPs per step (matmuls, convolutions and attention of forward and backward, "
     "counted with torch's FlopCounterMode on an eager step) divided by the step time and by the matmul "
     "peak, the better of two probes run before and after the workers of the same invocation.",

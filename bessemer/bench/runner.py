@@ -163,11 +163,13 @@ def _run(job: dict, stage: _Stage) -> dict:
         losses.append(train_step(i))
     stage("measured steps")
     times = []
-    for i in range(1 + job["warmup"], total_steps):
-        loss, dt = measure.timed(lambda: train_step(i), device)
-        losses.append(loss)
-        times.append(dt)
+    with measure.Contention() as contention:
+        for i in range(1 + job["warmup"], total_steps):
+            loss, dt = measure.timed(lambda: train_step(i), device)
+            losses.append(loss)
+            times.append(dt)
     out["step_times"] = times
+    out["foreign_cpu_share"] = contention.share
     out["losses"] = [float(x) for x in losses]
     if job.get("params_path"):
         stage("save parameters")

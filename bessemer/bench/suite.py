@@ -199,7 +199,8 @@ def _row(plan: Plan, model: str, mode: str, results: dict) -> dict:
     batch, tokens = run_r["batch"], run_r.get("tokens_per_sample")
     row.update(batch=batch, seq=run_r.get("seq"), image=run_r.get("image"), n_params=run_r["n_params"],
                step_s=step, first_step_cold_s=run_r["first_step_s"], losses=run_r["losses"],
-               final_loss=run_r["losses"][-1], flops_per_step=run_r["flops_per_step"])
+               final_loss=run_r["losses"][-1], flops_per_step=run_r["flops_per_step"],
+               foreign_cpu_share=run_r.get("foreign_cpu_share"))
     med = step.get("median")
     row["samples_per_s"] = batch / med if med else None
     row["tokens_per_s"] = batch * tokens / med if med and tokens else None

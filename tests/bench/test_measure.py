@@ -40,3 +40,12 @@ def test_peak_memory_counts_what_the_step_allocates_and_what_existed():
 def test_matmul_peak_is_positive():
     p = measure.matmul_peak(torch.device("cpu"), torch.float32, seconds=0.05)
     assert p["flops_per_s"] > 1e8 and p["n"] == 2048
+
+
+def test_contention_is_a_share_of_the_cores():
+    import time
+    with measure.Contention() as c:
+        t = time.perf_counter()
+        while time.perf_counter() - t < 0.3:
+            pass
+    assert c.share is None or 0.0 <= c.share <= 1.0

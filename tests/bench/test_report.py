@@ -51,6 +51,9 @@ def test_table_and_page_show_errors_in_their_rows():
     assert "bessemer bench x" in page and "MFU" in page
     res["rows"][0]["mfu"] = 1.5
     assert "exceed 100%" in report.table(res)
+    res["rows"][1]["foreign_cpu_share"] = 0.4
+    table = report.table(res)
+    assert "500.0 ±1%†" in table and "up to 40%" in table
 
 
 def test_param_difference_is_relative_to_the_largest_parameter():
