@@ -17,7 +17,6 @@ import json
 import math
 import os
 import platform
-import shutil
 import signal
 import subprocess
 import sys

@@ -8,7 +8,6 @@ the debug folder next to the C++ it calls, so a reader sees the whole program.
 from __future__ import annotations
 
 import ctypes
-import operator
 from typing import Any, Callable, Optional
 
 import torch
@@ -16,7 +15,7 @@ import torch
 from .codegen.cpp import KernelSource
 from .ir import Node
 from .passes.fuse import Kernel, Schedule
-from .passes.memory import MemoryPlan, base_of
+from .passes.memory import MemoryPlan
 
 
 def _layout(t: torch.Tensor, size: tuple, stride: tuple, significant: tuple) -> torch.Tensor:
@@ -36,7 +35,7 @@ def _strided_layout(n: Node, realized: set):
     if n.kind in ("input", "extern", "getitem"):
         return n, tuple(n.stride), 0
     if n in realized:
-        from .lowering import contiguous_strides
+        from .views import contiguous_strides
         return n, contiguous_strides(n.shape), 0
     if n.kind == "view":
         inner = _strided_layout(n.args[0], realized)
@@ -110,7 +109,6 @@ class WrapperWriter:
                 continue
             sig = tuple(d for d, s in enumerate(n.shape) if s != 1)
             self.emit(f"{n.name} = _layout({n.name}, {tuple(n.shape)!r}, {tuple(n.stride)!r}, {sig!r})")
-        freed_inputs = set()
         for i, s in enumerate(sched.steps):
             if isinstance(s, Kernel):
                 ks = self.kernels[s.name]

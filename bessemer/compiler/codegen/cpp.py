@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 import os
 import platform
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 import torch
 
 from ..ir import IndexMap, Node
-from ..lowering import contiguous_strides
+from ..views import contiguous_strides
 from ..passes.fuse import Kernel, Schedule, member_kind, outer_map
 
 # Loops with fewer elements of work than this run on one thread: forking an OpenMP
@@ -134,7 +134,6 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
     a = args[0] if args else None
     b = args[1] if len(args) > 1 else None
     isf = n.dtype.is_floating_point
-    in_ct = compute_type(arg_dtypes[0]) if arg_dtypes else ct
     simple = {"add": "+", "sub": "-", "mul": "*", "div": "/", "bitwise_and": "&", "bitwise_or": "|",
               "bitwise_xor": "^", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
               "logical_and": "&&", "logical_or": "||"}
@@ -145,7 +144,6 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
     if op == "logical_xor":
         return f"((bool){a} != (bool){b})"
     if op == "cast":
-        src = arg_dtypes[0]
         if n.dtype == torch.bool:
             return f"({a} != 0)"
         if n.dtype == torch.bfloat16:
@@ -378,7 +376,6 @@ class KernelWriter:
         outer_dims = [d for d in range(D) if d not in red and k.shape[d] != 1]
         inner_dims = [d for d in range(D) if d in red and k.shape[d] != 1]
         ident = IndexMap.identity(D)
-        body: list[str] = []        # row-level code (inside the outer loops)
         row_cache: dict = {}
 
         if not k.red:

@@ -21,10 +21,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-import torch
-
 from ..ir import Graph, IndexMap, Node
-from ..lowering import layout_of
+from ..views import layout_of
 
 # Inlining heuristic: a pointwise value read by several members is recomputed in
 # each unless its inlined expression costs more than this many ops (a transcendental

@@ -8,7 +8,7 @@ count instead of allocating: fewer allocations and page faults, lower peak.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 

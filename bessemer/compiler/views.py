@@ -1,0 +1,145 @@
+"""Index helpers for lowerings: broadcasting and views as IR view nodes.
+
+A view of a value is an affine index map (permute, expand, slice, select, adding
+or dropping size-1 dims); a reshape that needs more is a layout view that reads
+the value's buffer with new strides, exactly as torch's view() would.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .ir import Graph, IndexMap, Node
+
+
+class Unsupported(Exception):
+    """A lowering cannot handle these arguments: the op runs as an extern instead."""
+
+
+def broadcast(g: Graph, x: Node, shape: tuple) -> Node:
+    """x read as if expanded to `shape` (numpy broadcasting)."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    r, R = len(x.shape), len(shape)
+    if r > R:
+        raise Unsupported(f"cannot broadcast {x.shape} to {shape}")
+    coef = []
+    for j in range(r):
+        k = j + R - r
+        if x.shape[j] == shape[k]:
+            coef.append(tuple(int(m == k) for m in range(R)))
+        elif x.shape[j] == 1:
+            coef.append((0,) * R)
+        else:
+            raise Unsupported(f"cannot broadcast {x.shape} to {shape}")
+    return g.view(x, shape, IndexMap(tuple(coef), (0,) * r, R), "expand")
+
+
+def contiguous_strides(shape) -> tuple:
+    st, acc = [], 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st))
+
+
+def layout_of(x: Node):
+    """(base buffer node, strides, offset) when x reads memory through views only."""
+    if x.kind in ("input", "extern", "getitem"):
+        return x, tuple(x.stride), 0
+    if x.kind == "view" and "strides" in x.attrs:
+        return x.args[0], x.attrs["strides"], x.attrs["offset"]
+    if x.kind == "view":
+        inner = layout_of(x.args[0])
+        if inner is None:
+            return None
+        base, st, off = inner
+        m: IndexMap = x.attrs["map"]
+        new = [sum(st[j] * m.coef[j][k] for j in range(m.in_rank)) for k in range(m.out_rank)]
+        return base, tuple(new), off + sum(st[j] * m.offset[j] for j in range(m.in_rank))
+    return None
+
+
+def reinterpret(g: Graph, base: Node, shape, strides, offset, what: str) -> Node:
+    return g.add(Node("view", [base], tuple(shape), base.dtype,
+                      {"strides": tuple(strides), "offset": int(offset), "what": what}))
+
+
+def reshape(g: Graph, x: Node, shape) -> Node:
+    shape = tuple(int(s) for s in shape)
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        shape = tuple((x.numel() // max(known, 1)) if s == -1 else s for s in shape)
+    if shape == x.shape:
+        return x
+    # Only inserting/removing size-1 dims: an index map, no memory needed.
+    if [s for s in shape if s != 1] == [s for s in x.shape if s != 1]:
+        src = [i for i, s in enumerate(x.shape) if s != 1]
+        dst = [k for k, s in enumerate(shape) if s != 1]
+        R = len(shape)
+        coef = [[0] * R for _ in x.shape]
+        for i, k in zip(src, dst):
+            coef[i][k] = 1
+        return g.view(x, shape, IndexMap(tuple(map(tuple, coef)), (0,) * len(x.shape), R), "reshape")
+    lay = layout_of(x)
+    if lay is not None:
+        base, st, off = lay
+        meta = torch.empty_strided(x.shape, st, device="meta")
+        try:
+            v = meta.view(shape)
+            return reinterpret(g, base, shape, v.stride(), off, "reshape")
+        except RuntimeError:
+            pass
+    # A computed value (or a layout view cannot express): the fusion pass realizes
+    # `x` as a contiguous buffer and this view reads it.
+    return reinterpret(g, x, shape, contiguous_strides(shape), 0, "reshape")
+
+
+def permute(g: Graph, x: Node, dims) -> Node:
+    rank = len(x.shape)
+    dims = [d % rank for d in dims]
+    if dims == list(range(rank)):
+        return x
+    coef = [[0] * rank for _ in range(rank)]
+    for k, d in enumerate(dims):
+        coef[d][k] = 1
+    return g.view(x, tuple(x.shape[d] for d in dims), IndexMap(tuple(map(tuple, coef)), (0,) * rank, rank),
+                  "permute")
+
+
+def slice_(g: Graph, x: Node, dim: int, start, end, step: int) -> Node:
+    rank = len(x.shape)
+    dim %= rank
+    n = x.shape[dim]
+    start = 0 if start is None else start
+    end = n if end is None else end
+    start = max(0, min(n, start + n if start < 0 else start))
+    end = max(start, min(n, end + n if end < 0 else end))
+    length = (end - start + step - 1) // step
+    if start == 0 and length == n and step == 1:
+        return x
+    coef = [tuple((step if (j == dim and k == dim) else int(j == k)) for k in range(rank)) for j in range(rank)]
+    off = tuple(start if j == dim else 0 for j in range(rank))
+    shape = tuple(length if j == dim else s for j, s in enumerate(x.shape))
+    return g.view(x, shape, IndexMap(tuple(coef), off, rank), "slice")
+
+
+def select(g: Graph, x: Node, dim: int, index: int) -> Node:
+    rank = len(x.shape)
+    dim %= rank
+    index = index + x.shape[dim] if index < 0 else index
+    R = rank - 1
+    coef, off = [], []
+    k = 0
+    for j in range(rank):
+        if j == dim:
+            coef.append((0,) * R)
+            off.append(index)
+        else:
+            coef.append(tuple(int(m == k) for m in range(R)))
+            off.append(0)
+            k += 1
+    shape = tuple(s for j, s in enumerate(x.shape) if j != dim)
+    return g.view(x, shape, IndexMap(tuple(coef), tuple(off), R), "select")
