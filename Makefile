@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench venv clean
+.PHONY: demo test bench tested-models venv clean
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -22,6 +22,9 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/bessemer bench
+
+tested-models: $(STAMP)
+	$(BIN)/bessemer bench all --scale small --steps 5 --warmup 2 --page docs/tested-models.md --readme README.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info
