@@ -18,7 +18,7 @@ import torch
 
 from ..ir import IndexMap, Node
 from ..views import contiguous_strides
-from ..passes.fuse import Kernel, Schedule, member_kind, outer_map
+from ..passes.fuse import Kernel, Schedule, _normalize_map, member_kind, outer_map
 
 # Loops with fewer elements of work than this run on one thread: forking an OpenMP
 # team costs a few microseconds, about what 32K simple element updates take.
@@ -284,7 +284,7 @@ class KernelWriter:
         return r
 
     def _aligned_row(self, n: Node, m: IndexMap) -> bool:
-        from ..passes.fuse import _normalize_map
+        """Is n read at the current row (so its row-level value can be used)?"""
         want = outer_map(self.k.shape, self.k.red, n.shape)
         return want is not None and _normalize_map(want, n.shape) == _normalize_map(m, n.shape)
 
@@ -323,16 +323,8 @@ class KernelWriter:
         return n.kind in ("input", "extern", "getitem") or n in self.sched.realized
 
     def _expr(self, n: Node, m: IndexMap, lines, cache, top) -> str:
-        if n in self.row_vals and not top:
-            want = outer_map(self.k.shape, self.k.red, n.shape)
-            from ..passes.fuse import _normalize_map
-            if want is not None and _normalize_map(want, n.shape) == _normalize_map(m, n.shape):
-                return self.row_vals[n]
-        if n in self.acc and not top:
-            want = outer_map(self.k.shape, self.k.red, n.shape)
-            from ..passes.fuse import _normalize_map
-            if want is not None and _normalize_map(want, n.shape) == _normalize_map(m, n.shape):
-                return self.acc[n]
+        if not top and (n in self.row_vals or n in self.acc) and self._aligned_row(n, m):
+            return self.row_vals[n] if n in self.row_vals else self.acc[n]
         if not top and self._is_buffer(n):
             st, off = self.layout(n)
             return self.load(n, st, off, m, n.dtype)

@@ -275,7 +275,6 @@ class Fuser:
             if not isinstance(s, Kernel):
                 continue
             for m in s.members:
-                shape, _ = (s.shape, s.red)
                 for d, mp in self.reads(m, s.shape if m.kind == "reduce" else m.shape):
                     if d.kind == "reduce" and d not in self.realized:
                         if step_of[d] != i or not self._aligned(s, m, d, mp):
