@@ -1,0 +1,259 @@
+"""What every kernel renderer shares: walking a fused kernel's expressions.
+
+A renderer (C++ in cpp.py, Triton in triton.py) subclasses KernelBuilder and
+supplies the syntax: literals, loads, stores, temporaries and the pointwise ops.
+The builder decides what is read where: a member's expression tree is walked
+down to buffers, reductions and per-row values; every address is a linear form
+over the kernel's domain dims (a `Lin`, left in the code as an `@A<n>@` token
+until the renderer knows its loop variables); values that stay the same along
+the reduced dims are hoisted out of the inner loop; adjacent dims that every
+access walks the same way are merged into one loop.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+
+from ..ir import IndexMap, Node
+from ..views import contiguous_strides
+from ..passes.fuse import Kernel, Schedule, _normalize_map, member_kind, outer_map
+
+
+class CodegenError(Exception):
+    """The renderer cannot express this graph (the graph then runs eagerly)."""
+
+
+@dataclass
+class Lin:
+    """An address or index: sum(coef[d] * i_d) + const over the domain dims."""
+    coef: tuple
+    const: int
+
+
+@dataclass
+class KernelSource:
+    name: str
+    code: str
+    args: list[Node]          # buffers, in parameter order
+    writes: list[Node]
+
+
+
+class KernelBuilder:
+    """Backend-neutral expression walking; subclasses render the syntax."""
+
+    def __init__(self, k: Kernel, sched: Schedule):
+        self.k = k
+        self.sched = sched
+        self.D = len(k.shape)
+        self.lins: list[Lin] = []
+        self.params: dict[Node, str] = {}
+        self.tmp = 0
+        self.acc: dict[Node, str] = {}
+        self.row_vals: dict[Node, str] = {}   # per-row members already computed in this row
+        self.hoist: Optional[tuple[list, dict]] = None   # where row-invariant values go
+        self.inv_cache: dict = {}
+
+    # -- addresses ---------------------------------------------------------------
+    def _lin_token(self, coef, const) -> str:
+        self.lins.append(Lin(tuple(int(c) for c in coef), int(const)))
+        return f"@A{len(self.lins) - 1}@"
+
+    def param(self, n: Node) -> str:
+        if n not in self.params:
+            self.params[n] = f"b{len(self.params)}"
+        return self.params[n]
+
+    def layout(self, n: Node):
+        if n.kind in ("input", "extern", "getitem"):
+            return tuple(n.stride), 0
+        return contiguous_strides(n.shape), 0
+
+    def address(self, n: Node, strides, offset, m: IndexMap) -> str:
+        coef = [sum(strides[j] * m.coef[j][k] for j in range(m.in_rank)) for k in range(self.D)]
+        const = offset + sum(strides[j] * m.offset[j] for j in range(m.in_rank))
+        return self._lin_token(coef, const)
+
+    # -- syntax hooks (each renderer defines these) -------------------------------------
+    def literal(self, v, dt: torch.dtype) -> str:
+        raise NotImplementedError
+
+    def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype) -> str:
+        raise NotImplementedError
+
+    def iota(self, n: Node, index: str) -> str:
+        raise NotImplementedError
+
+    def pointwise(self, n: Node, args: list[str]) -> str:
+        raise NotImplementedError
+
+    def declare(self, name: str, dt: torch.dtype, code: str) -> str:
+        raise NotImplementedError
+
+    # -- expressions ---------------------------------------------------------------
+    def new_tmp(self) -> str:
+        self.tmp += 1
+        return f"t{self.tmp}"
+
+    def expr(self, n: Node, m: IndexMap, lines: list[str], cache: dict, top: bool = False) -> str:
+        key = (n, m)
+        if key in cache:
+            return cache[key]
+        if self.hoist is not None and not top and self._invariant(n, m):
+            # the same for every element of the row: computed once, before the loop
+            lines, cache = self.hoist
+            if key in cache:
+                return cache[key]
+        r = self._expr(n, m, lines, cache, top)
+        cache[key] = r
+        return r
+
+    def _aligned_row(self, n: Node, m: IndexMap) -> bool:
+        """Is n read at the current row (so its row-level value can be used)?"""
+        want = outer_map(self.k.shape, self.k.red, n.shape)
+        return want is not None and _normalize_map(want, n.shape) == _normalize_map(m, n.shape)
+
+    def _invariant(self, n: Node, m: IndexMap) -> bool:
+        """Does the value of n at map m stay the same along the reduced dims?"""
+        key = (n, m)
+        if key in self.inv_cache:
+            return self.inv_cache[key]
+        inner = [d for d in self.k.red if self.k.shape[d] != 1]
+
+        def free_of_inner(coefs_rows) -> bool:
+            return all(row[k] == 0 for row in coefs_rows for k in inner)
+
+        if (n in self.row_vals or n in self.acc) and self._aligned_row(n, m):
+            r = True
+        elif self._is_buffer(n) or n.kind == "reduce":
+            r = n.kind != "reduce" and free_of_inner(
+                [row for j, row in enumerate(m.coef) if n.shape[j] != 1])
+        elif n.kind == "const":
+            r = True
+        elif n.kind == "iota":
+            r = free_of_inner([m.coef[n.attrs["dim"]]])
+        elif n.kind == "view" and "map" in n.attrs:
+            r = self._invariant(n.args[0], m.compose(n.attrs["map"]))
+        elif n.kind == "view":
+            st = n.attrs["strides"]
+            r = all(sum(st[j] * m.coef[j][k] for j in range(m.in_rank)) == 0 for k in inner)
+        elif n.kind == "pointwise":
+            r = all(self._invariant(a, m) for a in n.args)
+        else:
+            r = False
+        self.inv_cache[key] = r
+        return r
+
+    def _is_buffer(self, n: Node) -> bool:
+        return n.kind in ("input", "extern", "getitem") or n in self.sched.realized
+
+    def _expr(self, n: Node, m: IndexMap, lines, cache, top) -> str:
+        if not top and (n in self.row_vals or n in self.acc) and self._aligned_row(n, m):
+            return self.row_vals[n] if n in self.row_vals else self.acc[n]
+        if not top and self._is_buffer(n):
+            st, off = self.layout(n)
+            return self.load(n, st, off, m, n.dtype)
+        if n.kind == "const":
+            return self.literal(n.attrs["value"], n.dtype)
+        if n.kind == "iota":
+            d = n.attrs["dim"]
+            idx = self._lin_token(m.coef[d], m.offset[d])
+            return self.iota(n, idx)
+        if n.kind == "view":
+            if "map" in n.attrs:
+                return self.expr(n.args[0], m.compose(n.attrs["map"]), lines, cache)
+            base = n.args[0]
+            if not self._is_buffer(base):
+                raise CodegenError(f"layout view of unrealized {base.name}")
+            return self.load(base, n.attrs["strides"], n.attrs["offset"], m, base.dtype)
+        if n.kind == "pointwise":
+            args = [self.expr(a, m, lines, cache) for a in n.args]
+            code = self.pointwise(n, args)
+            t = self.new_tmp()
+            lines.append(self.declare(t, n.dtype, code))
+            return t
+        if n.kind == "reduce":
+            raise CodegenError(f"reduction {n.name} read before it is computed")
+        raise CodegenError(f"cannot render {n.kind} {n.name}")
+
+    def _substituter(self, var_of):
+        k = self.k
+
+        def render_lin(lin: Lin) -> str:
+            terms = {}
+            for d, c in enumerate(lin.coef):
+                if c == 0 or k.shape[d] == 1:
+                    continue
+                var, last = var_of[d]
+                if d == last:
+                    terms[var] = terms.get(var, 0) + c
+            parts = [f"{c}*{v}" if c != 1 else v for v, c in terms.items()]
+            if lin.const or not parts:
+                parts.append(str(lin.const))
+            return "(" + " + ".join(parts) + ")"
+
+        def subst(s: str) -> str:
+            out, i = [], 0
+            while True:
+                j = s.find("@A", i)
+                if j < 0:
+                    out.append(s[i:])
+                    break
+                e = s.find("@", j + 2)
+                out.append(s[i:j])
+                out.append(render_lin(self.lins[int(s[j + 2:e])]))
+                i = e + 1
+            return "".join(out)
+        return subst
+
+    def _row_map(self, r: Node) -> IndexMap:
+        return outer_map(self.k.shape, self.k.red, r.shape)
+
+    def _depends(self, a: Node, b: Node) -> bool:
+        """Does member a read member b (through inlined values)?"""
+        stack, seen = [a], set()
+        while stack:
+            x = stack.pop()
+            for y in x.args:
+                if y is b:
+                    return True
+                if y in seen or (y is not a and self._is_buffer(y)) or y.kind == "reduce":
+                    continue
+                seen.add(y)
+                stack.append(y)
+        return False
+
+    # -- loops ---------------------------------------------------------------------------
+    def _merge(self, dims: list[int]) -> list[list[int]]:
+        """Merge adjacent loop dims d1, d2 when every access has coef[d1] == coef[d2] * size[d2]."""
+        groups: list[list[int]] = []
+        for d in dims:
+            if groups:
+                prev = groups[-1]
+                last = prev[-1]
+                ok = last == d - 1 or all(self.k.shape[x] == 1 for x in range(last + 1, d))
+                if ok:
+                    for lin in self.lins:
+                        if lin.coef[last] != lin.coef[d] * self.k.shape[d]:
+                            ok = False
+                            break
+                if ok:
+                    prev.append(d)
+                    continue
+            groups.append([d])
+        return groups
+
+    def phases(self) -> list[tuple[str, list[Node]]]:
+        """A reduction kernel's members in order, grouped into phases of one kind
+        (reduce / full / outer) that do not read each other."""
+        phases: list[tuple[str, list[Node]]] = []
+        for mbr in self.k.members:
+            kind = member_kind(self.k, mbr)
+            if phases and phases[-1][0] == kind and kind != "outer" and \
+                    not any(self._depends(mbr, other) for other in phases[-1][1]):
+                phases[-1][1].append(mbr)
+            else:
+                phases.append((kind, [mbr]))
+        return phases
