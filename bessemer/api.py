@@ -45,8 +45,8 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         if getattr(model.forward, "_bessemer_compiled", False):
             return model
         forward = model.forward
-        if cfg.precision == "bf16":
-            forward = _autocast(forward, torch.bfloat16)
+        if cfg.precision != "fp32":
+            forward = _autocast(forward, model, _AUTOCAST_DTYPES[cfg.precision])
         compiled = torch.compile(forward, backend=backend, dynamic=False)
         compiled._bessemer_compiled = True
         model.forward = compiled
@@ -56,11 +56,17 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
     raise ValueError(f"bessemer.compile expects an nn.Module or a function, got {type(model).__name__}")
 
 
-def _autocast(fn, dtype):
+_AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def _autocast(fn, model: torch.nn.Module, dtype: torch.dtype):
+    """fn under torch.autocast on the device the model's parameters live on."""
     import functools
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        with torch.autocast(device_type="cpu", dtype=dtype):
+        p = next(model.parameters(), None)
+        device_type = p.device.type if p is not None else "cpu"
+        with torch.autocast(device_type=device_type, dtype=dtype):
             return fn(*args, **kwargs)
     return run

@@ -20,7 +20,8 @@ ENV_CACHE = "BESSEMER_CACHE_DIR"
 
 _FALLBACKS = ("warn", "error")
 _PARTITIONERS = ("min_cut", "default")
-_PRECISIONS = ("fp32", "bf16")
+_PRECISIONS = ("fp32", "bf16", "fp16")
+_BACKENDS = ("auto", "cpp", "triton")
 
 
 def default_cache_dir() -> str:
@@ -46,7 +47,14 @@ class TrainingCompilerConfig:
                  pointwise values in the backward instead of saving them (less memory),
                  "default" saves every value the backward needs
     compile_optimizer  with bessemer.compile(model, optimizer=opt), run a fused update
-    precision    "fp32" (no change) or "bf16" (the forward runs under CPU autocast to bf16)
+    precision    "fp32" (no change), "bf16" or "fp16": the forward runs under
+                 torch.autocast to that dtype on the model's device (fp16 wants a
+                 torch.amp.GradScaler in the training loop, as in eager)
+    backend      which kernel generator: "auto" (C++ for CPU tensors, Triton for CUDA
+                 tensors), "cpp", or "triton" (on CPU only under TRITON_INTERPRET=1)
+    cuda_graphs  replay each compiled CUDA graph of static shapes as one CUDA graph
+                 (fewer launches); a graph that cannot be captured runs without, with
+                 a warning saying why
     cache_size_limit   how many shapes one function may be compiled for before Dynamo
                  falls back to eager for new ones (bounded recompilation)
     """
@@ -60,9 +68,11 @@ class TrainingCompilerConfig:
     compile_optimizer: bool = True
     precision: str = "fp32"
     cache_size_limit: int = 8
+    backend: str = "auto"
+    cuda_graphs: bool = False
 
     def __post_init__(self):
-        for name in ("enabled", "debug", "compile_optimizer"):
+        for name in ("enabled", "debug", "compile_optimizer", "cuda_graphs"):
             v = getattr(self, name)
             if not isinstance(v, bool):
                 raise ValueError(f"TrainingCompilerConfig.{name} must be True or False, got {v!r}")
@@ -75,6 +85,7 @@ class TrainingCompilerConfig:
         _choice("fallback", self.fallback, _FALLBACKS)
         _choice("partitioner", self.partitioner, _PARTITIONERS)
         _choice("precision", self.precision, _PRECISIONS)
+        _choice("backend", self.backend, _BACKENDS)
         if not isinstance(self.cache_size_limit, int) or isinstance(self.cache_size_limit, bool) \
                 or self.cache_size_limit < 1:
             raise ValueError(f"TrainingCompilerConfig.cache_size_limit must be an int >= 1, "

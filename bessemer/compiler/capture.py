@@ -74,7 +74,7 @@ class BessemerBackend:
                 debug = os.path.join(debug, f"rank-{os.environ.get('RANK', '0')}")
             ddir = os.path.join(debug, f"graph_{gid:03d}_{kind}") if debug else None
             try:
-                cg = Pipeline(self.config.resolved_cache_dir(), ddir, name).run(
+                cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend).run(
                     gm, example_inputs, self.config.fallback)
             except Exception as e:  # noqa: BLE001 - any failure falls back to eager
                 if self.config.fallback == "error":

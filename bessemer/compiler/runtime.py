@@ -1,18 +1,19 @@
 """Runtime: the compiled graph as a small generated Python function.
 
 The wrapper allocates buffers (or takes over dead ones, per the memory plan),
-calls each kernel through ctypes with raw data pointers, calls ATen for externs,
+calls each kernel through its backend's launcher (ctypes with raw data pointers
+for C++, a Triton launch for Triton), calls ATen for externs,
 and drops every buffer after its last use. It is plain Python source, written to
 the debug folder next to the C++ it calls, so a reader sees the whole program.
 """
 from __future__ import annotations
 
-import ctypes
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 import torch
 
-from .codegen.cpp import KernelSource
+from .codegen.backends import Built
+from .codegen.kernel import KernelSource
 from .ir import Node
 from .passes.fuse import Kernel, Schedule
 from .passes.memory import MemoryPlan
@@ -118,8 +119,7 @@ class WrapperWriter:
                         self.emit(f"{m.name} = {old.name}.view({tuple(m.shape)!r}); del {old.name}")
                     else:
                         self.emit(f"{m.name} = _empty({tuple(m.shape)!r}, {self._dt(m.dtype)})")
-                ptrs = ", ".join(f"{a.name}.data_ptr()" for a in ks.args)
-                self.emit(f"{s.name}({ptrs})")
+                self.emit(self.backend.call(ks, [a.name for a in ks.args]))
             else:
                 call = self.extern_call(s)
                 self.emit(call)
@@ -160,26 +160,29 @@ class WrapperWriter:
         return [n for n in self.sched.graph.nodes if n.kind == "getitem" and n.args[0] is s]
 
 
-def make_callable(sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], lib: Optional[ctypes.CDLL],
-                  placeholder_names: list[str]) -> tuple[Callable, str]:
+def make_callable(sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], built: Built, backend,
+                  placeholder_names: list[str], device: torch.device) -> tuple[Callable, str]:
     w = WrapperWriter(sched, plan, kernels)
+    w.backend = backend
     w.placeholder_names = placeholder_names
     w._taken = set(plan.reuse.values())
     src = w.write()
     env: dict[str, Any] = {
         "torch": torch, "_layout": _layout, "_as_strided": torch.as_strided,
-        "_empty": _empty,
+        "_empty": _allocator(device),
     }
     env.update(w.consts)
-    for k in kernels:
-        fn = getattr(lib, k.name)
-        fn.argtypes = [ctypes.c_void_p] * len(k.args)
-        fn.restype = None
-        env[k.name] = fn
+    env.update(built.launchers)
     code = compile(src, "<bessemer wrapper>", "exec")
     exec(code, env)
     return env["call"], src
 
 
-def _empty(shape, dtype):
-    return torch.empty(shape, dtype=dtype)
+def _allocator(device: torch.device) -> Callable:
+    if device.type == "cpu":
+        def _empty(shape, dtype):
+            return torch.empty(shape, dtype=dtype)
+    else:
+        def _empty(shape, dtype):
+            return torch.empty(shape, dtype=dtype, device=device)
+    return _empty

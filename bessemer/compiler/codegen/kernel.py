@@ -12,7 +12,7 @@ access walks the same way are merged into one loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import torch
 
@@ -38,6 +38,7 @@ class KernelSource:
     code: str
     args: list[Node]          # buffers, in parameter order
     writes: list[Node]
+    meta: Any = None          # what the backend's launcher needs (Triton: the tiling)
 
 
 
@@ -91,6 +92,11 @@ class KernelBuilder:
 
     def declare(self, name: str, dt: torch.dtype, code: str) -> str:
         raise NotImplementedError
+
+    def bind_load(self, code: str, lines: list[str]) -> str:
+        """A load as used by expressions: inline (C++ compilers merge repeated loads
+        of restrict pointers) unless a renderer names it."""
+        return code
 
     # -- expressions ---------------------------------------------------------------
     def new_tmp(self) -> str:
@@ -154,7 +160,7 @@ class KernelBuilder:
             return self.row_vals[n] if n in self.row_vals else self.acc[n]
         if not top and self._is_buffer(n):
             st, off = self.layout(n)
-            return self.load(n, st, off, m, n.dtype)
+            return self.bind_load(self.load(n, st, off, m, n.dtype), lines)
         if n.kind == "const":
             return self.literal(n.attrs["value"], n.dtype)
         if n.kind == "iota":
@@ -167,7 +173,7 @@ class KernelBuilder:
             base = n.args[0]
             if not self._is_buffer(base):
                 raise CodegenError(f"layout view of unrealized {base.name}")
-            return self.load(base, n.attrs["strides"], n.attrs["offset"], m, base.dtype)
+            return self.bind_load(self.load(base, n.attrs["strides"], n.attrs["offset"], m, base.dtype), lines)
         if n.kind == "pointwise":
             args = [self.expr(a, m, lines, cache) for a in n.args]
             code = self.pointwise(n, args)

@@ -8,8 +8,9 @@
     dce          drop what simplification orphaned
     fuse         decide buffers; group members into pointwise / reduction kernels
     plan_memory  liveness; dead buffers handed to new ones
-    render       kernels -> one C++ translation unit
-    build        gcc, through the content-addressed cache
+    render       kernels -> source: one C++ translation unit (CPU) or one Triton
+                 module (GPU); codegen/backends.py picks by the graph's device
+    build        gcc / the module import, through the content-addressed cache
     load         the generated Python wrapper that runs kernels and externs
 
 Every pass is timed; with a debug folder, each writes what it produced there.
@@ -19,14 +20,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 import torch
 
 from .. import ir
-from ..codegen import build as build_mod
-from ..codegen.cpp import render
+from ..codegen import backends
 from ..lowering import lower
 from ..runtime import make_callable
 from .fuse import Kernel, fuse
@@ -52,13 +52,18 @@ class CompiledGraph:
     n_kernels: int
     n_externs: int
     cache_hit: bool
-    so_path: Optional[str]
+    so_path: Optional[str]            # the built artifact: .so (cpp) or .py (triton)
     schedule_text: str = ""
+    backend: str = "cpp"
+    kernels: list = field(default_factory=list)     # KernelSource per kernel
+    built: Any = None                                # backends.Built: the launchers
 
 
 class Pipeline:
-    def __init__(self, cache_dir: str, debug_dir: Optional[str] = None, name: str = "graph"):
+    def __init__(self, cache_dir: str, debug_dir: Optional[str] = None, name: str = "graph",
+                 backend: str = "auto"):
         self.cache_dir = cache_dir
+        self.backend_kind = backend
         self.debug_dir = debug_dir
         self.name = name
         self.timings: dict[str, float] = {}
@@ -85,6 +90,8 @@ class Pipeline:
         return out
 
     def run(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn") -> CompiledGraph:
+        device = backends.graph_device(example_inputs)
+        backend = backends.select(self.backend_kind, device)
         if self.debug_dir:
             self._dump("aten_graph", gm.print_readable(print_output=False), "py")
         g = self._timed("lower", lower, gm, example_inputs, fallback)
@@ -96,20 +103,22 @@ class Pipeline:
         self._dump("fuse", sched.format())
         plan = self._timed("plan_memory", plan_memory, sched)
         self._dump("plan_memory", plan.format())
-        src, kernels = self._timed("render", render, sched)
-        self._dump("kernels", src, "cpp")
-        lib, so_path, hit = None, None, True
+        src, kernels = self._timed("render", backend.render, sched)
+        self._dump("kernels", src, backend.source_ext)
+        built = backends.Built({}, None, True)
         if kernels:
-            lib, so_path, hit = self._timed("build", build_mod.build, src, self.cache_dir, self.name)
+            built = self._timed("build", backend.build, src, kernels, self.cache_dir, self.name)
         placeholders = []
         for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
             ex = example_inputs[i] if i < len(example_inputs) else None
             placeholders.append(f"arg{i}" if isinstance(ex, torch.Tensor) else f"_unused{i}")
-        fn, wrapper = self._timed("load", make_callable, sched, plan, kernels, lib, placeholders)
+        fn, wrapper = self._timed("load", make_callable, sched, plan, kernels, built, backend, placeholders, device)
         self._dump("wrapper", wrapper, "py")
         n_k = sum(1 for s in sched.steps if isinstance(s, Kernel))
         n_e = len(sched.steps) - n_k
         if self.debug_dir:
             self._dump("timings", json.dumps({"passes_s": self.timings, "kernels": n_k, "externs": n_e,
-                                              "cache_hit": hit, "so": so_path}, indent=2), "json")
-        return CompiledGraph(fn, src, wrapper, dict(self.timings), n_k, n_e, hit, so_path, sched.format())
+                                              "backend": backend.name, "cache_hit": built.cache_hit,
+                                              "artifact": built.path}, indent=2), "json")
+        return CompiledGraph(fn, src, wrapper, dict(self.timings), n_k, n_e, built.cache_hit, built.path,
+                             sched.format(), backend.name, kernels, built)

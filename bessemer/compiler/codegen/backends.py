@@ -1,0 +1,146 @@
+"""Backends: a renderer plus a build step, chosen by the device of the graph.
+
+  cpp     C++/OpenMP kernels built by gcc, called through ctypes (CPU tensors)
+  triton  Triton kernels in a generated Python module (CUDA tensors; CPU tensors
+          only under Triton's interpreter, TRITON_INTERPRET=1, which the tests use)
+
+Both render the same Schedule and hand the runtime one callable per kernel; the
+runtime calls externs through ATen the same way for both. A backend that cannot
+serve a graph raises CodegenError with the reason, and the graph runs eagerly.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.util
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+import torch
+
+from . import build as build_mod
+from .kernel import CodegenError, KernelSource
+
+BACKENDS = ("auto", "cpp", "triton")
+
+
+@dataclass
+class Built:
+    launchers: dict[str, Callable]   # kernel name -> callable
+    path: Optional[str]              # the built artifact (.so or .py)
+    cache_hit: bool
+
+
+class CppBackend:
+    name = "cpp"
+    source_ext = "cpp"
+
+    def render(self, sched) -> tuple[str, list[KernelSource]]:
+        from .cpp import render
+        return render(sched)
+
+    def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str) -> Built:
+        lib, so_path, hit = build_mod.build(src, cache_dir, name)
+        fns = {}
+        for k in kernels:
+            fn = getattr(lib, k.name)
+            fn.argtypes = [ctypes.c_void_p] * len(k.args)
+            fn.restype = None
+            fns[k.name] = fn
+        return Built(fns, so_path, hit)
+
+    def call(self, k: KernelSource, args: list[str]) -> str:
+        return f"{k.name}({', '.join(a + '.data_ptr()' for a in args)})"
+
+
+_import_lock = threading.Lock()
+
+
+class TritonBackend:
+    name = "triton"
+    source_ext = "py"
+
+    def __init__(self, interpret: bool):
+        self.interpret = interpret
+
+    def render(self, sched) -> tuple[str, list[KernelSource]]:
+        from .triton import render
+        return render(sched)
+
+    def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str) -> Built:
+        """Write the module into the cache (Triton compiles each kernel at its first
+        launch, into its own cache) and import it."""
+        import triton
+
+        from .triton_launch import make_launchers
+        key = hashlib.sha256(f"{src}\0{triton.__version__}".encode()).hexdigest()[:32]
+        out_dir = Path(cache_dir) / "triton" / key[:2]
+        path = out_dir / f"{name}_{key}.py"
+        hit = path.exists()
+        if not hit:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            build_mod._atomic_write(path, src.encode())
+        mod_name = f"bessemer_triton_{key}"
+        with _import_lock:
+            mod = sys.modules.get(mod_name)
+            if mod is None:
+                spec = importlib.util.spec_from_file_location(mod_name, path)
+                mod = importlib.util.module_from_spec(spec)
+                try:
+                    spec.loader.exec_module(mod)
+                except Exception as e:  # noqa: BLE001
+                    raise CodegenError(f"generated Triton module {path} failed to import: {e}") from e
+                sys.modules[mod_name] = mod
+        tune = str(path.with_suffix(".tune.json"))
+        return Built(make_launchers(mod, kernels, tune, self.interpret), str(path), hit)
+
+    def call(self, k: KernelSource, args: list[str]) -> str:
+        return f"{k.name}({', '.join(args)})"
+
+
+def graph_device(example_inputs) -> torch.device:
+    """The device a graph runs on: CUDA if any tensor input is on a GPU."""
+    devs = {t.device for t in example_inputs if isinstance(t, torch.Tensor)}
+    cuda = [d for d in devs if d.type == "cuda"]
+    if len({(d.type, d.index) for d in cuda}) > 1:
+        raise CodegenError(f"graph inputs are on several GPUs ({sorted(str(d) for d in cuda)})")
+    if cuda:
+        return cuda[0]
+    other = [d for d in devs if d.type not in ("cpu", "cuda")]
+    if other:
+        raise CodegenError(f"no bessemer backend targets device {other[0]}")
+    return torch.device("cpu")
+
+
+def triton_interpreting() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "on", "yes")
+
+
+def select(kind: str, device: torch.device):
+    """The backend for `kind` ("auto" | "cpp" | "triton") on `device`, or CodegenError
+    saying why none can serve it."""
+    if kind not in BACKENDS:
+        raise CodegenError(f"unknown backend {kind!r} (expected one of {', '.join(BACKENDS)})")
+    if kind == "auto":
+        kind = "triton" if device.type == "cuda" else "cpp"
+    if kind == "cpp":
+        if device.type != "cpu":
+            raise CodegenError(f"the cpp backend runs on CPU tensors, not {device}")
+        return CppBackend()
+    try:
+        import triton  # noqa: F401
+    except ImportError as e:
+        raise CodegenError(f"Triton is not installed ({e}); install triton for GPU kernels") from None
+    interpret = triton_interpreting()
+    if device.type == "cpu" and not interpret:
+        raise CodegenError("Triton kernels on CPU tensors need Triton's interpreter (TRITON_INTERPRET=1)")
+    if device.type == "cuda" and not interpret:
+        major, _ = torch.cuda.get_device_capability(device)
+        if major < 7:
+            raise CodegenError(f"Triton needs a GPU of compute capability 7.0 or newer; {device} has {major}.x")
+    return TritonBackend(interpret)
+

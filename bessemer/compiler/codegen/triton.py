@@ -1,0 +1,509 @@
+"""The Triton renderer: a Schedule's kernels as Triton functions for the GPU.
+
+The same fused kernels the C++ renderer turns into loops become Triton programs:
+
+  pointwise kernel   the domain flattened to one index; a program handles XBLOCK
+                     elements, decomposed into the (merged) domain dims.
+  reduction kernel   a program handles XBLOCK rows as an [XBLOCK, RBLOCK] tile.
+                     When a whole row fits one tile (RBLOCK >= row length) the
+                     kernel is *persistent*: every phase works on the same tile,
+                     so a softmax or layer norm reads its input once. Otherwise
+                     each phase loops over the row in RBLOCK chunks, reductions
+                     accumulating lane-wise and combining across lanes at the end.
+
+Sizes are baked in (shapes are static); XBLOCK, RBLOCK and num_warps are chosen
+per kernel at launch (see triton_launch.py). bf16 and fp16 values are computed in
+fp32, as ATen does, and rounded where the graph stores or casts them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from ..ir import IndexMap, Node
+from ..views import contiguous_strides
+from ..passes.fuse import Kernel, Schedule, outer_map
+from .kernel import CodegenError, KernelBuilder, KernelSource
+
+TL_DTYPE = {
+    torch.float32: "tl.float32", torch.float64: "tl.float64", torch.bfloat16: "tl.bfloat16",
+    torch.float16: "tl.float16", torch.int64: "tl.int64", torch.int32: "tl.int32", torch.int16: "tl.int16",
+    torch.int8: "tl.int8", torch.uint8: "tl.uint8", torch.bool: "tl.int1",
+}
+# Rows up to this long are reduced in one tile (persistent); longer rows loop.
+# A tile lives in registers: past 4096 fp32 values per row the spills cost more
+# than the second read of the row a looped kernel pays.
+PERSISTENT_MAX = 4096
+_LOW = (torch.bfloat16, torch.float16)
+
+
+def tl_dtype(dt: torch.dtype) -> str:
+    if dt not in TL_DTYPE:
+        raise CodegenError(f"dtype {dt} is not supported by the Triton backend")
+    return TL_DTYPE[dt]
+
+
+def compute_dtype(dt: torch.dtype) -> str:
+    return "tl.float32" if dt in _LOW else tl_dtype(dt)
+
+
+def literal(v, dt: torch.dtype) -> str:
+    if dt == torch.bool:
+        return "True" if v else "False"
+    if dt.is_floating_point:
+        v = float(v)
+        if math.isnan(v):
+            return 'float("nan")'
+        if math.isinf(v):
+            return 'float("inf")' if v > 0 else 'float("-inf")'
+        return repr(v)
+    return str(int(v))
+
+
+def _is_literal(v: str) -> bool:
+    if v in ("True", "False") or v.startswith("float("):
+        return True
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+
+
+_LIBDEVICE_UNARY = {"tanh", "expm1", "log1p", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "asinh",
+                    "acosh", "atanh", "erfc", "trunc", "sqrt", "rsqrt"}
+_TL_UNARY = {"exp": "tl.exp", "log": "tl.log", "sin": "tl.sin", "cos": "tl.cos", "erf": "tl.erf",
+             "floor": "tl.floor", "ceil": "tl.ceil", "exp2": "tl.exp2", "log2": "tl.log2"}
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "bitwise_and": "&", "bitwise_or": "|",
+          "bitwise_xor": "^", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) -> str:
+    dt = n.dtype
+    ct = compute_dtype(dt)
+    isf = dt.is_floating_point
+    a = args[0] if args else None
+    b = args[1] if len(args) > 1 else None
+    zero = "0.0" if isf else "0"
+    if op in _INFIX:
+        return f"({a} {_INFIX[op]} {b})"
+    if op in ("logical_and", "logical_or", "logical_xor"):
+        sym = {"logical_and": "&", "logical_or": "|", "logical_xor": "^"}[op]
+        la = a if arg_dtypes[0] == torch.bool else f"({a} != 0)"
+        lb = b if arg_dtypes[1] == torch.bool else f"({b} != 0)"
+        return f"({la} {sym} {lb})"
+    if op == "cast":
+        if dt == torch.bool:
+            return f"({a} != 0)"
+        if dt in _LOW:  # round to the narrow type, keep computing in fp32
+            return f"({a}).to({tl_dtype(dt)}).to(tl.float32)"
+        return f"({a}).to({ct})"
+    if op == "where":
+        return f"tl.where({a}, {b}, {args[2]})"
+    if op == "neg":
+        return f"(-{a})"
+    if op == "abs":
+        return f"tl.abs({a})" if dt != torch.bool else a
+    if op == "relu":
+        return f"tl.where({a} < 0, {zero}, {a})"
+    if op == "sigmoid":
+        return f"(1.0 / (1.0 + tl.exp(-{a})))"
+    if op == "reciprocal":
+        return f"(1.0 / {a})"
+    if op in _TL_UNARY or op in _LIBDEVICE_UNARY:
+        if not isf:
+            raise CodegenError(f"{op} on {dt}")
+        return f"{_TL_UNARY[op]}({a})" if op in _TL_UNARY else f"libdevice.{op}({a})"
+    if op == "round":
+        return f"libdevice.nearbyint({a})" if isf else a
+    if op == "frac":
+        return f"({a} - libdevice.trunc({a}))"
+    if op == "sign":
+        return f"(({a} > 0).to({ct}) - ({a} < 0).to({ct}))"
+    if op == "logical_not":
+        return f"({a} == 0)"
+    if op == "bitwise_not":
+        return f"({a} == 0)" if dt == torch.bool else f"(~{a})"
+    if op == "isnan":
+        return f"({a} != {a})"
+    if op == "isinf":
+        return f"(tl.abs({a}) == float('inf'))"
+    if op == "pow":
+        if not isf:
+            return f"libdevice.pow(({a}).to(tl.float64), ({b}).to(tl.float64)).to({ct})"
+        return f"libdevice.pow({a}, {b})"
+    if op in ("atan2", "copysign"):
+        return f"libdevice.{op}({a}, {b})"
+    if op == "fmod":
+        return f"libdevice.fmod({a}, {b})" if isf else f"({a} % {b})"
+    if op in ("maximum", "minimum"):
+        cmp = ">" if op == "maximum" else "<"
+        if isf:  # NaN wins, as in ATen
+            return f"tl.where(({a} {cmp} {b}) | ({a} != {a}), {a}, {b})"
+        return f"tl.where({a} {cmp} {b}, {a}, {b})"
+    if op == "floordiv":
+        return f"_floordiv_f({a}, {b})" if isf else f"_floordiv_i({a}, {b})"
+    if op == "truncdiv":
+        return f"libdevice.trunc({a} / {b})" if isf else f"({a} // {b})"
+    if op == "remainder":
+        return f"_remainder_f({a}, {b})" if isf else f"_remainder_i({a}, {b})"
+    raise CodegenError(f"no Triton rendering for pointwise op {op!r}")
+
+
+PREAMBLE = '''import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+if triton.knobs.runtime.interpret:  # libdevice has no interpreter version
+    from bessemer.compiler.codegen import triton_interp as libdevice  # noqa: F811
+
+
+@triton.jit
+def _floordiv_f(a, b):
+    # Python's floor division on floats (ATen's div(rounding_mode="floor"))
+    mod = libdevice.fmod(a, b)
+    div = (a - mod) / b
+    div = tl.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1.0, div)
+    fl = tl.floor(div)
+    fl = tl.where(div - fl > 0.5, fl + 1.0, fl)
+    fl = tl.where(div == 0, libdevice.copysign(div * 0.0, a / b), fl)
+    return tl.where(b == 0, a / b, fl)
+
+
+@triton.jit
+def _floordiv_i(a, b):
+    q = a // b
+    return q - (((a % b) != 0) & ((a < 0) != (b < 0))).to(q.dtype)
+
+
+@triton.jit
+def _remainder_f(a, b):
+    m = libdevice.fmod(a, b)
+    return tl.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+
+
+@triton.jit
+def _remainder_i(a, b):
+    m = a % b
+    return tl.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+
+
+@triton.jit
+def _prod(a, b):
+    return a * b
+
+'''
+
+
+@dataclass
+class TritonMeta:
+    """What the launcher needs to know about a kernel: its tiling."""
+    kind: str          # "pointwise" | "reduce"
+    numel: int         # elements of the domain
+    rows: int          # rows of a reduction (numel for pointwise)
+    rlen: int          # row length (1 for pointwise)
+    persistent: bool   # a whole row in one tile
+    column: bool       # the innermost dim is kept (rows are strided)
+    bytes: int         # bytes the kernel reads and writes, for achieved bandwidth
+
+
+class TritonKernelWriter(KernelBuilder):
+    """Triton syntax for the KernelBuilder, and the tiling of each kernel kind."""
+
+    def __init__(self, k: Kernel, sched: Schedule):
+        super().__init__(k, sched)
+        self.outer: set[int] = set()
+        self.inner: set[int] = set()
+
+    # -- syntax hooks ------------------------------------------------------------
+    def literal(self, v, dt: torch.dtype) -> str:
+        return literal(v, dt)
+
+    def iota(self, n: Node, idx: str) -> str:
+        lin = self.lins[-1]
+        ct = compute_dtype(n.dtype)
+        start, step = n.attrs["start"], n.attrs["step"]
+        if not self._dims(lin):
+            return literal(start + step * lin.const, n.dtype)
+        return f"({literal(start, n.dtype)} + {literal(step, n.dtype)} * ({idx}).to({ct}))"
+
+    def pointwise(self, n: Node, args: list[str]) -> str:
+        return render_op(n.op, args, n, [a.dtype for a in n.args])
+
+    def declare(self, name: str, dt: torch.dtype, code: str) -> str:
+        return f"{name} = {code}"
+
+    def bind_load(self, code: str, lines: list[str]) -> str:
+        # named, so a value loaded once serves every later use in the tile
+        t = self.new_tmp()
+        lines.append(f"{t} = {code}")
+        return t
+
+    def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype) -> str:
+        addr = self.address(base, strides, offset, m)
+        i = len(self.lins) - 1
+        v = f"tl.load({self.param(base)} + {addr}, @M{i}@, other=0)"
+        return f"{v}.to(tl.float32)" if dt in _LOW else v
+
+    def store(self, n: Node, value: str, m_to_node: IndexMap, fill: str) -> str:
+        addr = self.address(n, contiguous_strides(n.shape), 0, m_to_node)
+        i = len(self.lins) - 1
+        if not _is_literal(value):
+            value = f"({value}).to({tl_dtype(n.dtype)})"
+        return f"tl.store({self.param(n)} + {addr}@F{i}:{fill}@, {value}, @M{i}@)"
+
+    # -- helpers -----------------------------------------------------------------
+    def _dims(self, lin) -> set:
+        return {d for d, c in enumerate(lin.coef) if c and self.k.shape[d] != 1}
+
+    def _mask_for(self, lin, fill: str = "") -> str:
+        used = self._dims(lin)
+        if fill:  # a store covers the whole tile of its kind
+            return {"x": "xmask", "xr": "xrmask"}[fill]
+        has_o, has_i = bool(used & self.outer), bool(used & self.inner)
+        if has_o and has_i:
+            return "xrmask"
+        if has_o:
+            return "xmask"
+        if has_i:
+            return "rmask"
+        return "None"
+
+    def _fill_for(self, lin, fill: str) -> str:
+        """A store's pointer must have its value's shape: add a zero tile where the
+        address does not depend on a dim of that shape."""
+        used = self._dims(lin)
+        need_x = "x" in fill and not (used & self.outer)
+        need_r = "r" in fill and not (used & self.inner)
+        if need_x and need_r:
+            return " + xrzero"
+        if need_x:
+            return " + xzero"
+        if need_r:
+            return " + rzero"
+        return ""
+
+    def _subst(self, var_of):
+        base = self._substituter(var_of)
+
+        def subst(s: str) -> str:
+            out, i = [], 0
+            while True:
+                j = s.find("@", i)
+                if j < 0 or j + 1 >= len(s) or s[j + 1] not in "MF":
+                    if j < 0:
+                        out.append(s[i:])
+                        break
+                    out.append(s[i:j + 1])
+                    i = j + 1
+                    continue
+                e = s.find("@", j + 1)
+                out.append(s[i:j])
+                tok = s[j + 2:e]
+                if s[j + 1] == "M":
+                    idx, _, fill = tok.partition(":")
+                    out.append(self._mask_for(self.lins[int(idx)], self._store_fill.get(int(idx), "")))
+                else:
+                    idx, _, fill = tok.partition(":")
+                    out.append(self._fill_for(self.lins[int(idx)], fill))
+                i = e + 1
+            return base("".join(out))
+        return subst
+
+    def _index_lines(self, groups, var: str, prefix: str, pad: str) -> tuple[list[str], dict]:
+        """Decompose a flat index into one variable per merged group of dims."""
+        lines, var_of = [], {}
+        sizes = [math.prod(self.k.shape[d] for d in g) for g in groups]
+        for gi, g in enumerate(groups):
+            div = math.prod(sizes[gi + 1:])
+            e = var if div == 1 else f"({var} // {div})"
+            if gi > 0:
+                e = f"({e} % {sizes[gi]})"
+            lines.append(f"{pad}{prefix}{gi} = {e}")
+            for d in g:
+                var_of[d] = (f"{prefix}{gi}", g[-1])
+        return lines, var_of
+
+    def _index_type(self) -> str:
+        """int32 indexing unless an address can pass 2**31."""
+        big = math.prod(self.k.shape) if self.k.shape else 1
+        for lin in self.lins:
+            reach = abs(lin.const) + sum(abs(c) * (self.k.shape[d] - 1) for d, c in enumerate(lin.coef))
+            big = max(big, reach)
+        return "tl.int64" if big >= 2 ** 31 - 1 else "tl.int32"
+
+    # -- the kernel ----------------------------------------------------------------
+    def render(self) -> KernelSource:
+        self._store_fill: dict[int, str] = {}
+        if not self.k.red:
+            return self._render_pointwise()
+        return self._render_reduction()
+
+    def _store(self, n: Node, value: str, m: IndexMap, fill: str) -> str:
+        line = self.store(n, value, m, fill)
+        self._store_fill[len(self.lins) - 1] = fill
+        return line
+
+    def _render_pointwise(self) -> KernelSource:
+        k = self.k
+        D = self.D
+        dims = [d for d in range(D) if k.shape[d] != 1]
+        self.outer = set(dims)
+        ident = IndexMap.identity(D)
+        lines: list[str] = []
+        cache: dict = {}
+        for mbr in k.members:
+            v = self.expr(mbr, ident, lines, cache, top=True)
+            lines.append(self._store(mbr, v, ident, "x"))
+            cache[(mbr, ident)] = v
+        groups = self._merge(dims)
+        numel = math.prod(k.shape) if k.shape else 1
+        it = self._index_type()
+        idx_lines, var_of = self._index_lines(groups, "xs", "x", "    ")
+        code = [f"    xs = tl.program_id(0).to({it}) * XBLOCK + tl.arange(0, XBLOCK).to({it})",
+                f"    xmask = xs < {numel}",
+                "    xzero = xs * 0"] + idx_lines + ["    " + ln for ln in lines]
+        meta = TritonMeta("pointwise", numel, numel, 1, False, False, self._bytes())
+        return self._wrap(code, var_of, meta)
+
+    def _render_reduction(self) -> KernelSource:
+        k = self.k
+        D = self.D
+        red = set(k.red)
+        outer_dims = [d for d in range(D) if d not in red and k.shape[d] != 1]
+        inner_dims = [d for d in range(D) if d in red and k.shape[d] != 1]
+        self.outer, self.inner = set(outer_dims), set(inner_dims)
+        rows = math.prod(k.shape[d] for d in outer_dims)
+        rlen = math.prod(k.shape[d] for d in inner_dims)
+        # a column reduction (innermost dim kept) loops: its tile must be XBLOCK
+        # columns wide for coalesced reads, too wide to hold whole columns
+        column = bool(outer_dims) and bool(inner_dims) and max(outer_dims) > max(inner_dims)
+        persistent = rlen <= PERSISTENT_MAX and not column
+        ident = IndexMap.identity(D)
+        row_cache: dict = {}
+        tile_cache: dict = {}   # persistent: one tile, values shared by all phases
+        body: list[str] = []
+        for kind, mbrs in self.phases():
+            if kind == "outer":  # per-row values
+                lines = []
+                for mbr in mbrs:
+                    rm = outer_map(k.shape, k.red, mbr.shape)
+                    v = self.expr(mbr, rm, lines, row_cache, top=True)
+                    lines.append(self._store(mbr, v, rm, "x"))
+                    self.row_vals[mbr] = v
+                body += lines
+                continue
+            pre: list[str] = []
+            lines, after, init = [], [], []
+            cache = tile_cache if persistent else {}
+            self.hoist = (pre, row_cache)
+            for mbr in mbrs:
+                if kind == "reduce":
+                    self._reduction(mbr, ident, lines, cache, init, after, persistent)
+                else:
+                    v = self.expr(mbr, ident, lines, cache, top=True)
+                    lines.append(self._store(mbr, v, ident, "xr"))
+            self.hoist = None
+            body += pre + init
+            if persistent:
+                body += lines
+            else:
+                body.append(f"for roff in range(0, {rlen}, RBLOCK):")
+                body += ["    rs = roff + rbase", f"    rmask = rs < {rlen}", "    xrmask = xmask & rmask",
+                         "    rzero = rs * 0", "    xrzero = xzero + rzero"]
+                body += ["    @RIDX@"] + ["    " + ln for ln in lines]
+            body += after
+        it = self._index_type()
+        og, ig = self._merge(outer_dims), self._merge(inner_dims)
+        x_lines, var_of = self._index_lines(og, "xs", "x", "    ")
+        r_lines, r_var = self._index_lines(ig, "rs", "r", "")
+        var_of.update(r_var)
+        code = [f"    xs = tl.program_id(0).to({it}) * XBLOCK + tl.arange(0, XBLOCK).to({it})[:, None]",
+                f"    xmask = xs < {rows}", "    xzero = xs * 0",
+                f"    rbase = tl.arange(0, RBLOCK).to({it})[None, :]"] + x_lines
+        if persistent:
+            code += ["    rs = rbase", f"    rmask = rs < {rlen}", "    xrmask = xmask & rmask",
+                     "    rzero = rs * 0", "    xrzero = xzero + rzero"] + ["    " + ln for ln in r_lines]
+        for ln in body:
+            if ln.strip() == "@RIDX@":
+                code += ["        " + r for r in r_lines]
+            else:
+                code.append("    " + ln)
+        meta = TritonMeta("reduce", rows * rlen, rows, rlen, persistent, column, self._bytes())
+        return self._wrap(code, var_of, meta)
+
+    def _reduction(self, r: Node, ident, lines, cache, init, after, persistent: bool) -> None:
+        op = r.op
+        ct = compute_dtype(r.dtype)
+        if r.dtype == torch.float64 or not r.dtype.is_floating_point:
+            at = "tl.int64" if (op in ("sum", "prod") and not r.dtype.is_floating_point) else ct
+        else:
+            at = "tl.float32"
+        if op == "any":
+            at = "tl.int32"
+        acc = f"acc_{r.name}"
+        v = self.expr(r.args[0], ident, lines, cache)
+        if op in ("sum", "prod", "any"):
+            ident_v = {"sum": "0", "prod": "1", "any": "0"}[op]
+            val = f"({v} != 0).to(tl.int32)" if op == "any" else f"({v}).to({at})"
+            if persistent:
+                lines.append(f"{acc} = tl.where(xrmask, {val}, {ident_v})")
+            else:
+                init.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {ident_v}, {at})")
+                comb = "*" if op == "prod" else "+"
+                lines.append(f"{acc} = {acc} {comb} tl.where(xrmask, {val}, {ident_v})")
+            if op == "sum":
+                red_v = f"tl.sum({acc}, 1)[:, None]"
+            elif op == "prod":
+                red_v = f"tl.reduce({acc}, 1, _prod)[:, None]"
+            else:
+                red_v = f"(tl.max({acc}, 1)[:, None] > 0)"
+            after.append(f"{acc} = {red_v}")
+        else:  # max / min
+            cmp = ">" if op == "max" else "<"
+            fl = r.dtype.is_floating_point
+            if fl:
+                start = 'float("-inf")' if op == "max" else 'float("inf")'
+            else:
+                info = torch.iinfo(r.dtype) if r.dtype != torch.bool else None
+                start = str(info.min if op == "max" else info.max) if info else ("0" if op == "max" else "1")
+            take = f"({v} {cmp} {acc}) | ({v} != {v})" if fl else f"({v} {cmp} {acc})"
+            if persistent:
+                lines.append(f"{acc} = tl.where(xrmask, ({v}).to({at}), {start})")
+            else:
+                init.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {start}, {at})")
+                lines.append(f"{acc} = tl.where(xrmask & ({take}), ({v}).to({at}), {acc})")
+            fn = "tl.max" if op == "max" else "tl.min"
+            if fl:  # tl.max/min skip NaN; ATen's propagate it
+                after.append(f"{acc} = tl.where(tl.max(({acc} != {acc}).to(tl.int32), 1)[:, None] > 0, "
+                             f"float('nan'), {fn}({acc}, 1)[:, None])")
+            else:
+                after.append(f"{acc} = {fn}({acc}, 1)[:, None]")
+        # the value other members read: in the reduction's own dtype
+        if r.dtype in _LOW:
+            after.append(f"{acc} = {acc}.to({tl_dtype(r.dtype)}).to(tl.float32)")
+        elif op != "any":
+            after.append(f"{acc} = {acc}.to({ct})")
+        self.acc[r] = acc
+        if r in self.k.stores:
+            after.append(self._store(r, acc, outer_map(self.k.shape, self.k.red, r.shape), "x"))
+
+    def _bytes(self) -> int:
+        return sum(n.numel() * n.dtype.itemsize for n in self.params)
+
+    def _wrap(self, code: list[str], var_of: dict, meta: TritonMeta) -> KernelSource:
+        k = self.k
+        subst = self._subst(var_of)
+        params = ", ".join(list(self.params.values()) + ["XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
+        head = ["@triton.jit", f"def {k.name}({params}):"]
+        src = "\n".join(head + [subst(c) for c in code]) + "\n"
+        return KernelSource(k.name, src, list(self.params), list(k.stores), meta)
+
+
+def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
+    """One Python module holding every Triton kernel of a schedule."""
+    kernels = [TritonKernelWriter(s, sched).render() for s in sched.steps if isinstance(s, Kernel)]
+    src = PREAMBLE + "\n" + "\n\n".join(k.code for k in kernels)
+    return src, kernels
