@@ -132,10 +132,14 @@ def select(kind: str, device: torch.device):
             raise CodegenError(f"the cpp backend runs on CPU tensors, not {device}")
         return CppBackend()
     try:
-        import triton  # noqa: F401
+        import triton.language as tl
     except ImportError as e:
         raise CodegenError(f"Triton is not installed ({e}); install triton for GPU kernels") from None
     interpret = triton_interpreting()
+    if interpret and type(tl.sum).__name__ != "InterpretedFunction":
+        # triton wraps its library functions for the interpreter when it is imported
+        raise CodegenError("TRITON_INTERPRET=1 was set after triton was imported; set it before the "
+                           "process starts")
     if device.type == "cpu" and not interpret:
         raise CodegenError("Triton kernels on CPU tensors need Triton's interpreter (TRITON_INTERPRET=1)")
     if device.type == "cuda" and not interpret:

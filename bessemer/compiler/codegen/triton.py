@@ -244,7 +244,7 @@ class TritonKernelWriter(KernelBuilder):
     def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype) -> str:
         addr = self.address(base, strides, offset, m)
         i = len(self.lins) - 1
-        v = f"tl.load({self.param(base)} + {addr}, @M{i}@, other=0)"
+        v = f"tl.load({self.param(base)} + {addr}@L{i}@)"
         return f"{v}.to(tl.float32)" if dt in _LOW else v
 
     def store(self, n: Node, value: str, m_to_node: IndexMap, fill: str) -> str:
@@ -292,7 +292,7 @@ class TritonKernelWriter(KernelBuilder):
             out, i = [], 0
             while True:
                 j = s.find("@", i)
-                if j < 0 or j + 1 >= len(s) or s[j + 1] not in "MF":
+                if j < 0 or j + 1 >= len(s) or s[j + 1] not in "MFL":
                     if j < 0:
                         out.append(s[i:])
                         break
@@ -305,6 +305,9 @@ class TritonKernelWriter(KernelBuilder):
                 if s[j + 1] == "M":
                     idx, _, fill = tok.partition(":")
                     out.append(self._mask_for(self.lins[int(idx)], self._store_fill.get(int(idx), "")))
+                elif s[j + 1] == "L":  # a load's mask (none for a load of one fixed element)
+                    mask = self._mask_for(self.lins[int(tok)])
+                    out.append("" if mask == "None" else f", {mask}, other=0")
                 else:
                     idx, _, fill = tok.partition(":")
                     out.append(self._fill_for(self.lins[int(idx)], fill))

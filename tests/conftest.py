@@ -1,0 +1,23 @@
+"""Test-session set-up shared by every test folder.
+
+Without a GPU, Triton kernels run under Triton's interpreter. The interpreter is
+chosen when triton is imported (its library functions are wrapped then), so the
+variable is set here, before any test imports it. Tests marked `gpu` need a CUDA
+device and are skipped without one.
+"""
+import os
+
+import pytest
+import torch
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+
+def pytest_collection_modifyitems(config, items):
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)

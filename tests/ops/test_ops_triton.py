@@ -1,0 +1,39 @@
+"""Per-op fidelity of the Triton backend (on CPU under Triton's interpreter, which
+tests/conftest.py turns on when there is no GPU):
+forward and gradients of every lowered op against eager (the table is op_table.py).
+
+Both tilings of a reduction are covered: rows that fit one tile (persistent) and,
+with the tile limit lowered, rows that loop over chunks."""
+from __future__ import annotations
+
+import pytest
+
+from op_table import OPS, check_op
+
+triton_mod = pytest.importorskip("bessemer.compiler.codegen.triton")
+
+REDUCTIONS = ["softmax", "softmax_dim0", "log_softmax", "sum", "sum_all", "sum_dim0_keep", "mean", "amax",
+              "amin", "var", "layer_norm", "rms_norm", "cross_entropy"]
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("bessemer-triton-cache"))
+
+
+@pytest.mark.parametrize("dtype_name", ["fp32", "bf16"])
+@pytest.mark.parametrize("op_name", list(OPS))
+def test_op_matches_eager_triton(op_name, dtype_name, cache_dir):
+    check_op(op_name, dtype_name, cache_dir, backend="triton")
+
+
+@pytest.mark.parametrize("op_name", ["add", "div", "tanh", "pow_tensor", "floordiv", "remainder", "softmax",
+                                     "sum_all", "amax", "cast_roundtrip"])
+def test_op_matches_eager_triton_fp64(op_name, cache_dir):
+    check_op(op_name, "fp64", cache_dir, backend="triton")
+
+
+@pytest.mark.parametrize("op_name", REDUCTIONS)
+def test_looped_reduction_matches_eager(op_name, cache_dir, monkeypatch):
+    monkeypatch.setattr(triton_mod, "PERSISTENT_MAX", 2)
+    check_op(op_name, "fp32", cache_dir, backend="triton")
