@@ -49,6 +49,7 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
             forward = _autocast(forward, model, _AUTOCAST_DTYPES[cfg.precision])
         compiled = torch.compile(forward, backend=backend, dynamic=False)
         compiled._bessemer_compiled = True
+        compiled._bessemer_backend = backend.bessemer  # its .compiled: the graphs, for profiling
         model.forward = compiled
         return model
     if callable(model):

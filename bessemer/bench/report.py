@@ -234,8 +234,33 @@ def markdown(results: dict, title: str = "Benchmark results") -> str:
     if notes:
         out += ["", "Errors in the warm-start and memory processes:", ""]
         out += [f"- {r['model']} · {r['mode']} · {p}: {_md_escape(e)}" for r, p, e in notes]
+    out += bandwidth_section(results)
     out += ["", "## What the columns mean", "", *_COLUMN_NOTES, ""]
     return "\n".join(out)
+
+
+def bandwidth_section(results: dict) -> list[str]:
+    """Achieved bandwidth of bessemer's fused kernels, per kernel class, against the
+    device's copy bandwidth (one profiled forward and backward per model)."""
+    rows = [r for r in results["rows"] if r.get("kernel_bandwidth")]
+    if not rows:
+        return []
+    out = ["", "## Fused-kernel bandwidth (bessemer)", "",
+           "Each kernel timed on its own in one extra forward and backward; GB/s counts the bytes of the "
+           "buffers a kernel reads and writes. *Large* kernels move at least 4 MiB; the copy column is a "
+           "large device-to-device copy, read plus write.", "",
+           "| model | kernel class | kernels | large kernels | GB/s (all) | GB/s (large) | copy GB/s | large / copy |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        kb = r["kernel_bandwidth"]
+        copy = r.get("copy_gbps")
+        for kind in sorted(kb.get("all", {})):
+            a = kb["all"][kind]
+            lg = kb.get("large", {}).get(kind)
+            frac = f"{lg['gbps'] / copy:.0%}" if lg and copy else "—"
+            out.append(f"| {r['model']} | {kind} | {a['kernels']} | {lg['kernels'] if lg else 0} | "
+                       f"{a['gbps']:.0f} | {_f(lg['gbps'] if lg else None, '.0f')} | {_f(copy, '.0f')} | {frac} |")
+    return out
 
 
 def _load(host: dict) -> str:

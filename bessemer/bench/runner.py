@@ -32,6 +32,7 @@ from typing import Callable
 import torch
 
 from .. import zoo
+from ..compiler import profile
 from . import measure
 
 PHASES = ("run", "warm", "memory")
@@ -170,6 +171,17 @@ def _run(job: dict, stage: _Stage) -> dict:
             times.append(dt)
     out["step_times"] = times
     out["foreign_cpu_share"] = contention.share
+    if mode == "bessemer":
+        # one more forward and backward (no update: the trained parameters stay those
+        # of the measured steps) with every fused kernel timed on its own
+        stage("kernel bandwidth")
+        graphs = getattr(getattr(model.forward, "_bessemer_backend", None), "compiled", [])
+        opt.zero_grad(set_to_none=True)
+        with profile.kernel_profile(graphs) as prof:
+            forward_backward(batches[0])
+        opt.zero_grad(set_to_none=True)
+        out["kernel_bandwidth"] = prof.summary()
+        out["copy_gbps"] = profile.copy_bandwidth(device)
     out["losses"] = [float(x) for x in losses]
     if job.get("params_path"):
         stage("save parameters")

@@ -200,6 +200,9 @@ def _row(plan: Plan, model: str, mode: str, results: dict) -> dict:
                step_s=step, first_step_cold_s=run_r["first_step_s"], losses=run_r["losses"],
                final_loss=run_r["losses"][-1], flops_per_step=run_r["flops_per_step"],
                foreign_cpu_share=run_r.get("foreign_cpu_share"))
+    if "kernel_bandwidth" in run_r:
+        row["kernel_bandwidth"] = run_r["kernel_bandwidth"]
+        row["copy_gbps"] = run_r.get("copy_gbps")
     med = step.get("median")
     row["samples_per_s"] = batch / med if med else None
     row["tokens_per_s"] = batch * tokens / med if med and tokens else None

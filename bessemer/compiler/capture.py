@@ -95,6 +95,9 @@ class BessemerBackend:
             self.compiled.append(cg)
             fn = cg.fn
             fn._boxed_call = True
+            if self.config.cuda_graphs:
+                from .cudagraphs import wrap
+                fn = wrap(fn, name, example_inputs)
             return fn
         return compile_graph
 

@@ -435,7 +435,7 @@ class KernelWriter(KernelBuilder):
             params.append(f"{const}{storage_type(n.dtype)}* __restrict__ {p}")
         head = f'extern "C" void {k.name}({", ".join(params)}) {{'
         src = "\n".join([head] + code + ["}"]) + "\n"
-        return KernelSource(k.name, src, list(self.params), list(k.stores))
+        return KernelSource(k.name, src, list(self.params), list(k.stores), None, self.kind(), self.bytes_moved())
 
     def _finish(self, outer_dims, inner_dims, flat_lines, row_code, reduction: bool) -> KernelSource:
         k = self.k

@@ -39,6 +39,8 @@ class KernelSource:
     args: list[Node]          # buffers, in parameter order
     writes: list[Node]
     meta: Any = None          # what the backend's launcher needs (Triton: the tiling)
+    kind: str = ""            # "pointwise" | "row reduction" | "column reduction"
+    bytes: int = 0            # bytes of the buffers it reads and writes (for achieved bandwidth)
 
 
 
@@ -250,6 +252,17 @@ class KernelBuilder:
                     continue
             groups.append([d])
         return groups
+
+    def kind(self) -> str:
+        """The kernel's class, as bandwidth reports group kernels."""
+        k = self.k
+        if not k.red:
+            return "pointwise"
+        dims = [d for d, n in enumerate(k.shape) if n != 1]
+        return "column reduction" if dims and dims[-1] not in k.red else "row reduction"
+
+    def bytes_moved(self) -> int:
+        return sum(n.numel() * n.dtype.itemsize for n in self.params)
 
     def phases(self) -> list[tuple[str, list[Node]]]:
         """A reduction kernel's members in order, grouped into phases of one kind

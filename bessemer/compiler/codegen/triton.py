@@ -368,7 +368,7 @@ class TritonKernelWriter(KernelBuilder):
         code = [f"    xs = tl.program_id(0).to({it}) * XBLOCK + tl.arange(0, XBLOCK).to({it})",
                 f"    xmask = xs < {numel}",
                 "    xzero = xs * 0"] + idx_lines + ["    " + ln for ln in lines]
-        meta = TritonMeta("pointwise", numel, numel, 1, False, False, self._bytes())
+        meta = TritonMeta("pointwise", numel, numel, 1, False, False, self.bytes_moved())
         return self._wrap(code, var_of, meta)
 
     def _render_reduction(self) -> KernelSource:
@@ -434,7 +434,7 @@ class TritonKernelWriter(KernelBuilder):
                 code += ["        " + r for r in r_lines]
             else:
                 code.append("    " + ln)
-        meta = TritonMeta("reduce", rows * rlen, rows, rlen, persistent, column, self._bytes())
+        meta = TritonMeta("reduce", rows * rlen, rows, rlen, persistent, column, self.bytes_moved())
         return self._wrap(code, var_of, meta)
 
     def _reduction(self, r: Node, ident, lines, cache, init, after, persistent: bool) -> None:
@@ -493,16 +493,13 @@ class TritonKernelWriter(KernelBuilder):
         if r in self.k.stores:
             after.append(self._store(r, acc, outer_map(self.k.shape, self.k.red, r.shape), "x"))
 
-    def _bytes(self) -> int:
-        return sum(n.numel() * n.dtype.itemsize for n in self.params)
-
     def _wrap(self, code: list[str], var_of: dict, meta: TritonMeta) -> KernelSource:
         k = self.k
         subst = self._subst(var_of)
         params = ", ".join(list(self.params.values()) + ["XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
         head = ["@triton.jit", f"def {k.name}({params}):"]
         src = "\n".join(head + [subst(c) for c in code]) + "\n"
-        return KernelSource(k.name, src, list(self.params), list(k.stores), meta)
+        return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes)
 
 
 def render(sched: Schedule) -> tuple[str, list[KernelSource]]:

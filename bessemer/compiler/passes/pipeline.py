@@ -57,6 +57,7 @@ class CompiledGraph:
     backend: str = "cpp"
     kernels: list = field(default_factory=list)     # KernelSource per kernel
     built: Any = None                                # backends.Built: the launchers
+    name: str = ""
 
 
 class Pipeline:
@@ -121,4 +122,4 @@ class Pipeline:
                                               "backend": backend.name, "cache_hit": built.cache_hit,
                                               "artifact": built.path}, indent=2), "json")
         return CompiledGraph(fn, src, wrapper, dict(self.timings), n_k, n_e, built.cache_hit, built.path,
-                             sched.format(), backend.name, kernels, built)
+                             sched.format(), backend.name, kernels, built, self.name)
