@@ -95,6 +95,8 @@ class BessemerBackend:
             self.compiled.append(cg)
             fn = cg.fn
             fn._boxed_call = True
+            if cg.backend == "triton":
+                fn = FirstCallGuard(fn, gm, name, kind, self.config.fallback)
             if self.config.cuda_graphs:
                 from .cudagraphs import wrap
                 fn = wrap(fn, name, example_inputs)
@@ -106,6 +108,39 @@ class BessemerBackend:
         return aot_autograd(fw_compiler=self.compiler("forward"), bw_compiler=self.compiler("backward"),
                             inference_compiler=self.compiler("inference"),
                             decompositions=decompositions(), partition_fn=part)
+
+
+class FirstCallGuard:
+    """Triton compiles each kernel at its first launch, so a kernel that fails to
+    compile shows up in the graph's first call, not in the pipeline. If that call
+    fails, the graph runs eagerly from then on, with one warning naming the cause
+    (the compiled graph is pure: its inputs are untouched, so the eager run starts
+    from the same state). After one good call the kernels are built and the guard
+    only passes calls through."""
+
+    def __init__(self, fn, gm: torch.fx.GraphModule, name: str, kind: str, fallback: str):
+        self.fn, self.gm, self.name, self.kind, self.fallback = fn, gm, name, kind, fallback
+        self.first = True
+        self._boxed_call = True
+
+    def __call__(self, args: list):
+        if not self.first:
+            return self.fn(args)
+        saved = list(args)
+        try:
+            out = self.fn(args)
+        except Exception as e:  # noqa: BLE001
+            if self.fallback == "error":
+                raise
+            why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            warnings.warn(f"bessemer: {self.kind} graph {self.name} runs eagerly (its Triton kernels failed "
+                          f"at their first launch: {type(e).__name__}: {why})", stacklevel=2)
+            from functorch.compile import make_boxed_func
+            self.fn = make_boxed_func(self.gm.forward)
+            self.first = False
+            return self.fn(saved)
+        self.first = False
+        return out
 
 
 def make_backend(config: Optional[TrainingCompilerConfig] = None):

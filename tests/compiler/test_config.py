@@ -10,7 +10,8 @@ def test_defaults():
 
 
 @pytest.mark.parametrize("field,value", [("enabled", "yes"), ("debug", 1), ("fallback", "ignore"),
-                                         ("partitioner", "magic"), ("precision", "fp8"), ("backend", "cuda"), ("cuda_graphs", 1), ("cache_size_limit", 0)])
+                                         ("partitioner", "magic"), ("precision", "fp8"), ("backend", "cuda"),
+                                         ("cuda_graphs", 1), ("cache_size_limit", 0)])
 def test_bad_values_name_the_field(field, value):
     with pytest.raises(ValueError, match=field):
         TrainingCompilerConfig(**{field: value})

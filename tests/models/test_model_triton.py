@@ -1,17 +1,22 @@
 """The Triton backend trains like eager: the model cases compiled to Triton
 kernels, run on CPU under Triton's interpreter (tests/conftest.py sets TRITON_INTERPRET=1
-when there is no GPU; on a GPU they run as real kernels).
+when there is no GPU; on a GPU machine test_model_gpu.py trains on CUDA instead).
 
 The same fidelity bar as the C++ backend (test_model_training.py): losses of
 every step, and parameters and buffers after training with SGD and momentum;
 with dropout on, so the RNG calls must be eager's.
 """
+import os
+
 import pytest
 
 from fidelity import assert_losses_equal, assert_runs_compiled, assert_state_equal, assert_trained, train_pair
 from model_cases import BERT, CNN, GPT2, MLP, OPTIMIZERS
 
 STEPS = 5
+
+# CPU tensors through Triton's interpreter; on a GPU machine tests/gpu runs these checks on CUDA
+pytestmark = pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="needs Triton's interpreter")
 
 
 @pytest.mark.parametrize("case", [pytest.param(MLP, id="mlp"), pytest.param(GPT2, id="gpt2"),

@@ -87,10 +87,10 @@ OPS = {
     "slice_cat_free": (lambda a: a[..., 1:] * a[..., :-1], 1, "any", True),
     "select_expand": (lambda a: a[..., 0:1].expand_as(a) * a, 1, "any", True),
     "unsqueeze_sum": (lambda a: (a.unsqueeze(0) * 2).sum(0), 1, "any", True),
-    "arange_mask": (lambda a: a * (torch.arange(a.shape[-1]) < 3).to(a.dtype), 1, "any", True),
+    "arange_mask": (lambda a: a * (torch.arange(a.shape[-1], device=a.device) < 3).to(a.dtype), 1, "any", True),
     "full_like": (lambda a: a + torch.full_like(a, 0.25) * torch.ones_like(a), 1, "any", True),
     "scatter_row": (lambda a: a.scatter(-1, (a[..., :1] > 0).long() * 2, 0.5) * a, 1, "any", True),
-    "cross_entropy": (lambda a: F.cross_entropy(a.reshape(-1, a.shape[-1]), torch.arange(a.reshape(-1, a.shape[-1]).shape[0]) % a.shape[-1]), 1, "any", True),
+    "cross_entropy": (lambda a: F.cross_entropy(a.reshape(-1, a.shape[-1]), torch.arange(a.reshape(-1, a.shape[-1]).shape[0], device=a.device) % a.shape[-1]), 1, "any", True),
     "cast_roundtrip": (lambda a: (a.to(torch.float64) * 3).to(a.dtype), 1, "any", True),
 }
 
@@ -98,12 +98,12 @@ DTYPES = {"fp32": torch.float32, "fp64": torch.float64, "bf16": torch.bfloat16}
 TOL = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-10, 1e-10), torch.bfloat16: (1.6e-2, 1e-2)}
 
 
-def _make(shape, dtype, domain, gen, noncontig=False):
+def _make(shape, dtype, domain, gen, noncontig=False, device="cpu"):
     if noncontig:  # a transposed view of a larger tensor
         big = torch.randn(*shape[:-2], shape[-1], shape[-2] * 2, generator=gen, dtype=torch.float64)
-        t = big[..., ::2].transpose(-1, -2)
+        t = big.to(device)[..., ::2].transpose(-1, -2)
     else:
-        t = torch.randn(*shape, generator=gen, dtype=torch.float64)
+        t = torch.randn(*shape, generator=gen, dtype=torch.float64).to(device)
     if domain == "pos":
         t = t.abs() + 0.5
     elif domain == "unit":
@@ -113,18 +113,19 @@ def _make(shape, dtype, domain, gen, noncontig=False):
     return t.to(dtype).detach()
 
 
-def _arg_sets(arity, dtype, domain):
+def _arg_sets(arity, dtype, domain, device="cpu"):
     gen = torch.Generator().manual_seed(0)
-    same = [_make((3, 5, 7), dtype, domain, gen) for _ in range(arity)]
-    bcast = [_make((3, 5, 7), dtype, domain, gen)] + [_make((5, 1), dtype, domain, gen) for _ in range(arity - 1)]
-    noncontig = [_make((3, 7, 5), dtype, domain, gen, noncontig=True) for _ in range(arity)]
+    same = [_make((3, 5, 7), dtype, domain, gen, device=device) for _ in range(arity)]
+    bcast = [_make((3, 5, 7), dtype, domain, gen, device=device)] + \
+        [_make((5, 1), dtype, domain, gen, device=device) for _ in range(arity - 1)]
+    noncontig = [_make((3, 7, 5), dtype, domain, gen, noncontig=True, device=device) for _ in range(arity)]
     return [same, bcast, noncontig]
 
 
-def check_op(op_name: str, dtype_name: str, cache_dir: str, **options) -> None:
+def check_op(op_name: str, dtype_name: str, cache_dir: str, device: str = "cpu", **options) -> None:
     fn, arity, domain, differentiable = OPS[op_name]
     dtype = DTYPES[dtype_name]
-    sets = _arg_sets(arity, dtype, domain)
+    sets = _arg_sets(arity, dtype, domain, device)
 
     def f(*flat):
         return tuple(fn(*flat[i * arity:(i + 1) * arity]) for i in range(len(sets)))
@@ -144,7 +145,7 @@ def check_op(op_name: str, dtype_name: str, cache_dir: str, **options) -> None:
     if not differentiable:
         return
     gen = torch.Generator().manual_seed(1)
-    weights = [torch.randn(o.shape, generator=gen, dtype=torch.float64).to(dtype) for o in out_e]
+    weights = [torch.randn(o.shape, generator=gen, dtype=torch.float64).to(o.device, dtype) for o in out_e]
     sum(((o.to(torch.float64) * w.to(torch.float64)).sum() for o, w in zip(out_e, weights))).backward()
     sum(((o.to(torch.float64) * w.to(torch.float64)).sum() for o, w in zip(out_c, weights))).backward()
     for tc, te in zip(flat_c, flat_e):

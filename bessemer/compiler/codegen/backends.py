@@ -79,7 +79,7 @@ class TritonBackend:
         from .triton_launch import make_launchers
         key = hashlib.sha256(f"{src}\0{triton.__version__}".encode()).hexdigest()[:32]
         out_dir = Path(cache_dir) / "triton" / key[:2]
-        path = out_dir / f"{name}_{key}.py"
+        path = out_dir / f"kernels_{key}.py"   # content-addressed: any graph with this source shares it
         hit = path.exists()
         if not hit:
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -116,6 +116,11 @@ def graph_device(example_inputs) -> torch.device:
     return torch.device("cpu")
 
 
+def _import_triton_language():
+    import triton.language as tl
+    return tl
+
+
 def triton_interpreting() -> bool:
     return os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "on", "yes")
 
@@ -132,7 +137,7 @@ def select(kind: str, device: torch.device):
             raise CodegenError(f"the cpp backend runs on CPU tensors, not {device}")
         return CppBackend()
     try:
-        import triton.language as tl
+        tl = _import_triton_language()
     except ImportError as e:
         raise CodegenError(f"Triton is not installed ({e}); install triton for GPU kernels") from None
     interpret = triton_interpreting()

@@ -24,6 +24,11 @@ from .triton import TritonMeta
 
 _lock = threading.Lock()
 
+# Kernels moving less than this are not timed: they are launch-bound, so their
+# block size barely matters, while timing each candidate costs a Triton compile
+# (about a second) per candidate. They take the first candidate.
+AUTOTUNE_MIN_BYTES = 4 << 20
+
 
 @dataclass(frozen=True)
 class LaunchConfig:
@@ -146,7 +151,7 @@ class TritonLauncher:
         hit = self.tune.get(device, self.name)
         if hit is not None:
             return hit
-        if len(cands) == 1:
+        if len(cands) == 1 or self.meta.bytes < AUTOTUNE_MIN_BYTES:
             best = cands[0]
         else:
             from triton.testing import do_bench

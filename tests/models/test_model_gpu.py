@@ -1,0 +1,114 @@
+"""Training on a CUDA GPU with Triton kernels: equal to eager in fp32, within
+bf16 tolerance under autocast, fp16 with a GradScaler, and with CUDA graphs."""
+from __future__ import annotations
+
+import copy
+import glob
+import json
+import os
+import warnings
+
+import pytest
+import torch
+
+import bessemer
+from model_cases import GPT2, MLP
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def exact_matmuls():
+    before = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    yield
+    torch.backends.cuda.matmul.allow_tf32 = before
+
+
+def _batch(case, i):
+    return {k: v.cuda() for k, v in case.batch(i, 0).items()}
+
+
+def _train(case, model, opt, steps, amp=None, scaler=None):
+    losses = []
+    model.train()
+    for i in range(steps):
+        opt.zero_grad(set_to_none=True)
+        batch = _batch(case, i)
+        torch.manual_seed(i)
+        if amp is not None:
+            with torch.autocast("cuda", dtype=amp):
+                loss = case.loss(model, batch)
+        else:
+            loss = case.loss(model, batch)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+        losses.append(loss.detach().float())
+    return torch.stack(losses)
+
+
+def _pair(case, steps, cache, make_opt, amp=None, scaler=False, **options):
+    torch.manual_seed(0)
+    eager = case.build().cuda()
+    comp = copy.deepcopy(eager)
+    le = _train(case, eager, make_opt(eager), steps, amp, torch.amp.GradScaler("cuda") if scaler else None)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        bessemer.compile(comp, cache_dir=cache, **options)
+        # autocast comes from the config (precision=...), as a user would ask for it
+        lc = _train(case, comp, make_opt(comp), steps, None, torch.amp.GradScaler("cuda") if scaler else None)
+    warned = [str(w.message) for w in rec if "bessemer:" in str(w.message) and "recompiling" not in str(w.message)]
+    return eager, comp, le, lc, warned
+
+
+def _sgd(m):
+    return torch.optim.SGD(m.parameters(), lr=0.02, momentum=0.9)
+
+
+def _adamw(m):
+    return torch.optim.AdamW(m.parameters(), lr=1e-3)
+
+
+@pytest.mark.parametrize("case", [MLP, GPT2], ids=["mlp", "gpt2"])
+def test_fp32_training_matches_eager_on_gpu(case, kernel_cache):
+    eager, comp, le, lc, warned = _pair(case, 10, kernel_cache, _sgd, fallback="error")
+    assert warned == []
+    torch.testing.assert_close(lc, le, rtol=1e-4, atol=0)
+    for (n, pe), pc in zip(eager.named_parameters(), comp.parameters()):
+        torch.testing.assert_close(pc, pe, rtol=1e-4, atol=1e-6 * max(1.0, pe.abs().max().item()), msg=n)
+
+
+def test_bf16_autocast_trains_like_eager(kernel_cache):
+    eager, comp, le, lc, warned = _pair(GPT2, 20, kernel_cache, _adamw, amp=torch.bfloat16,
+                                         precision="bf16", fallback="error")
+    assert warned == []
+    torch.testing.assert_close(lc, le, rtol=2e-2, atol=0)
+
+
+def test_fp16_with_grad_scaler_trains_like_eager(kernel_cache):
+    eager, comp, le, lc, warned = _pair(MLP, 20, kernel_cache, _adamw, amp=torch.float16, scaler=True,
+                                         precision="fp16", fallback="error")
+    assert warned == []
+    torch.testing.assert_close(lc, le, rtol=2e-2, atol=0)
+
+
+def test_cuda_graphs_replay_like_eager(kernel_cache):
+    eager, comp, le, lc, warned = _pair(MLP, 10, kernel_cache, _sgd, cuda_graphs=True, fallback="error")
+    assert not any("CUDA graphs off" in w for w in warned), warned
+    torch.testing.assert_close(lc, le, rtol=1e-4, atol=0)
+
+
+def test_autotuned_configs_are_cached_with_the_kernels(tmp_path):
+    f = bessemer.compile(lambda x: torch.softmax(x * 2, -1), cache_dir=str(tmp_path), fallback="error")
+    x = torch.randn(4096, 2048, device="cuda")
+    torch.testing.assert_close(f(x), torch.softmax(x * 2, -1))
+    tunes = glob.glob(str(tmp_path / "triton" / "*" / "*.tune.json"))
+    assert tunes, "no autotuning record was written"
+    data = json.load(open(tunes[0]))
+    assert torch.cuda.get_device_name() in data
+    assert os.path.exists(tunes[0].replace(".tune.json", ".py"))
