@@ -547,13 +547,14 @@ def _gelu(L, node, x, approximate="none"):
 class Lowerer:
     """Walks an ATen FX graph and builds the IR graph."""
 
-    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn"):
+    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
+                 device: torch.device = torch.device("cpu")):
         self.gm = gm
         self.example_inputs = list(example_inputs)
         self.g = Graph()
         self.env: dict[torch.fx.Node, Any] = {}
         self.fallback = fallback
-        self.device = torch.device("cpu")
+        self.device = device   # every tensor of the graph lives here: the kernels read it directly
         self.externs: list[str] = []
 
     # helpers for lowerings
@@ -585,8 +586,8 @@ class Lowerer:
         for i, n in enumerate(placeholders):
             ex = self.example_inputs[i] if i < len(self.example_inputs) else None
             if isinstance(ex, torch.Tensor):
-                if ex.device.type != "cpu":
-                    raise Unsupported(f"input on device {ex.device}")
+                if ex.device != self.device:
+                    raise Unsupported(f"input {i} is on {ex.device}, the graph runs on {self.device}")
                 self.env[n] = self.g.input(tuple(ex.shape), ex.dtype, tuple(ex.stride()), name=f"arg{i}")
             else:
                 self.env[n] = ex  # a Python scalar input
@@ -598,8 +599,9 @@ class Lowerer:
                 self.g.output([self.env[o] if isinstance(o, torch.fx.Node) else o for o in outs])
             elif n.op == "get_attr":
                 t = getattr(self.gm, n.target)
-                if not isinstance(t, torch.Tensor) or t.device.type != "cpu":
-                    raise Unsupported(f"get_attr {n.target} of type {type(t).__name__}")
+                if not isinstance(t, torch.Tensor) or t.device != self.device:
+                    raise Unsupported(f"get_attr {n.target} of type {type(t).__name__}"
+                                      + (f" on {t.device}" if isinstance(t, torch.Tensor) else ""))
                 node = self.g.input(tuple(t.shape), t.dtype, tuple(t.stride()), name=f"const_{len(self.g.nodes)}")
                 node.attrs["constant"] = t
                 self.env[n] = node
@@ -638,6 +640,9 @@ class Lowerer:
             warnings.warn(f"bessemer: {n.target} has no lowering; it runs as an ATen call", stacklevel=2)
         val = self.meta(n)
         g = self.g
+        for m in (val if isinstance(val, (list, tuple)) else [val]):
+            if isinstance(m, torch.Tensor) and m.device != self.device:
+                raise Unsupported(f"{n.target} returns a tensor on {m.device} in a graph on {self.device}")
         if isinstance(val, torch.Tensor):
             return g.extern(n.target, list(args), dict(kwargs), tuple(val.shape), val.dtype, tuple(val.stride()))
         if isinstance(val, (list, tuple)):
@@ -660,5 +665,6 @@ _UNSUPPORTED_DTYPES = {getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2
                                                    "complex32") if hasattr(torch, n)}
 
 
-def lower(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn") -> Graph:
-    return Lowerer(gm, example_inputs, fallback).run()
+def lower(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
+          device: torch.device = torch.device("cpu")) -> Graph:
+    return Lowerer(gm, example_inputs, fallback, device).run()

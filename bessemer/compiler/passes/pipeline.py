@@ -95,7 +95,7 @@ class Pipeline:
         backend = backends.select(self.backend_kind, device)
         if self.debug_dir:
             self._dump("aten_graph", gm.print_readable(print_output=False), "py")
-        g = self._timed("lower", lower, gm, example_inputs, fallback)
+        g = self._timed("lower", lower, gm, example_inputs, fallback, device)
         self._dump("lower", g.format())
         for name, p in GRAPH_PASSES:
             g = self._timed(name, p, g)
