@@ -4,13 +4,15 @@ when there is no GPU; on a GPU machine test_model_gpu.py trains on CUDA instead)
 
 The same fidelity bar as the C++ backend (test_model_training.py): losses of
 every step, and parameters and buffers after training with SGD and momentum;
-with dropout on, so the RNG calls must be eager's.
+with dropout on, so the RNG calls must be eager's. Every kernel is then also
+compiled for sm_90 by Triton's own compiler (no GPU needed to compile).
 """
 import os
 
 import pytest
 
 from fidelity import assert_losses_equal, assert_runs_compiled, assert_state_equal, assert_trained, train_pair
+from bessemer.compiler.codegen.triton_aot import check_graphs
 from model_cases import BERT, CNN, GPT2, MLP, OPTIMIZERS
 
 STEPS = 5
@@ -27,6 +29,12 @@ def test_triton_training_matches_eager(case, kernel_cache):
     assert_losses_equal(compiled.losses, eager.losses)
     assert_trained(eager.model, case)
     assert_state_equal(compiled.model, eager.model)
+    # the interpreter accepts code Triton's compiler may reject: every kernel of the
+    # model must also compile for a real GPU (sm_90), in every autotuning candidate
+    graphs = compiled.model.forward._bessemer_backend.compiled
+    assert graphs and all(g.backend == "triton" for g in graphs)
+    ok, report = check_graphs(graphs, 90, all_configs=True)
+    assert ok, report
 
 
 def test_triton_backend_is_used(kernel_cache):

@@ -72,6 +72,7 @@ def _is_literal(v: str) -> bool:
         return False
 
 
+_FUNCTION_BINARY = {"pow", "atan2", "copysign", "fmod", "floordiv", "remainder"}
 _LIBDEVICE_UNARY = {"tanh", "expm1", "log1p", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "asinh",
                     "acosh", "atanh", "erfc", "trunc", "sqrt", "rsqrt"}
 _TL_UNARY = {"exp": "tl.exp", "log": "tl.log", "sin": "tl.sin", "cos": "tl.cos", "erf": "tl.erf",
@@ -87,6 +88,10 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
     a = args[0] if args else None
     b = args[1] if len(args) > 1 else None
     zero = "0.0" if isf else "0"
+    if op in _FUNCTION_BINARY:
+        # a Python literal is a weakly typed fp32/int32 to Triton; libdevice and the
+        # helpers need both operands in the value's own type (fp64 pow, int64 floordiv)
+        a, b = (f"tl.full([], {x}, {ct})" if _is_literal(x) else x for x in (a, b))
     if op in _INFIX:
         return f"({a} {_INFIX[op]} {b})"
     if op in ("logical_and", "logical_or", "logical_xor"):
@@ -98,10 +103,13 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
         if dt == torch.bool:
             return f"({a} != 0)"
         if dt in _LOW:  # round to the narrow type, keep computing in fp32
-            return f"({a}).to({tl_dtype(dt)}).to(tl.float32)"
+            # an integer goes through fp32 first, as ATen converts it (c10 rounds int -> float -> bf16)
+            src = a if arg_dtypes[0].is_floating_point else f"({a}).to(tl.float32)"
+            return f"({src}).to({tl_dtype(dt)}).to(tl.float32)"
         return f"({a}).to({ct})"
     if op == "where":
-        return f"tl.where({a}, {b}, {args[2]})"
+        cond = a if arg_dtypes[0] == torch.bool else f"({a} != 0)"
+        return f"tl.where({cond}, {b}, {args[2]})"
     if op == "neg":
         return f"(-{a})"
     if op == "abs":
