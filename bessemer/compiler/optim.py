@@ -551,6 +551,8 @@ def compile_optimizer(optimizer: torch.optim.Optimizer, config: Optional[Trainin
     if _ATTR in optimizer.__dict__:
         return
     kind, why = _kind_of(optimizer)
+    if why is None and _use_cuda_fused(optimizer):
+        return
     current = optimizer.__dict__.get("step")
     by_scheduler = current is not None and getattr(current, "_wrapped_by_lr_sched", False)
     if why is None and current is not None and not by_scheduler:
@@ -575,6 +577,26 @@ def compile_optimizer(optimizer: torch.optim.Optimizer, config: Optional[Trainin
     optimizer.__dict__[_ATTR] = runner
     step = types.MethodType(_hooked_fused_step, optimizer)
     optimizer.step = _mark_step_called(optimizer, step) if by_scheduler else step
+
+
+def _use_cuda_fused(opt: torch.optim.Optimizer) -> bool:
+    """On a GPU the update runs torch's own fused CUDA kernel (one multi-tensor
+    launch per group, fed by GradScaler directly): switched on for optimizers whose
+    every parameter is a plain CUDA tensor and whose groups left foreach, fused,
+    capturable and differentiable unset. Fused and foreach updates differ only by
+    float rounding."""
+    params = [p for g in opt.param_groups for p in g["params"]]
+    if not params or not all(type(p) in _PLAIN and p.is_cuda and p.is_floating_point() for p in params):
+        return False
+    if any(g.get(o) for g in opt.param_groups for o in ("foreach", "fused", "capturable", "differentiable")):
+        return False
+    for g in opt.param_groups:
+        g["fused"] = True
+        g["foreach"] = None
+    opt.defaults["fused"] = True
+    opt._step_supports_amp_scaling = True   # as torch sets for fused optimizers: GradScaler hands it found_inf
+    log.info("bessemer: %s steps with torch's fused CUDA kernel", type(opt).__name__)
+    return True
 
 
 def _expected_specs(opt: torch.optim.Optimizer, kind: str) -> list[UpdateSpec]:
