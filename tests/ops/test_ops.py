@@ -1,5 +1,5 @@
 """Per-op fidelity of the C++ backend: forward and gradients of every lowered op
-against eager, for fp32, fp64 and bf16 (the table is op_table.py)."""
+against eager, for fp32, fp64, bf16 and fp16 (the table is op_table.py)."""
 from __future__ import annotations
 
 import pytest

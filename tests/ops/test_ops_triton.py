@@ -26,7 +26,7 @@ def cache_dir(tmp_path_factory):
     return str(tmp_path_factory.mktemp("bessemer-triton-cache"))
 
 
-@pytest.mark.parametrize("dtype_name", ["fp32", "bf16"])
+@pytest.mark.parametrize("dtype_name", ["fp32", "bf16", "fp16"])
 @pytest.mark.parametrize("op_name", list(OPS))
 def test_op_matches_eager_triton(op_name, dtype_name, cache_dir):
     check_op(op_name, dtype_name, cache_dir, backend="triton")

@@ -26,12 +26,12 @@ PARALLEL_MIN_WORK = 32768
 
 
 _STORAGE = {
-    torch.float32: "float", torch.float64: "double", torch.bfloat16: "uint16_t",
+    torch.float32: "float", torch.float64: "double", torch.bfloat16: "uint16_t", torch.float16: "_Float16",
     torch.int64: "int64_t", torch.int32: "int32_t", torch.int16: "int16_t", torch.int8: "int8_t",
     torch.uint8: "uint8_t", torch.bool: "bool",
 }
 _COMPUTE = {
-    torch.float32: "float", torch.float64: "double", torch.bfloat16: "float",
+    torch.float32: "float", torch.float64: "double", torch.bfloat16: "float", torch.float16: "float",
     torch.int64: "int64_t", torch.int32: "int32_t", torch.int16: "int16_t", torch.int8: "int8_t",
     torch.uint8: "uint8_t", torch.bool: "bool",
 }
@@ -80,6 +80,8 @@ static inline uint16_t bf16_store(float f) {
   return (uint16_t)(u >> 16);
 }
 static inline float bf16_round(float f) { return bf16_load(bf16_store(f)); }
+// fp16 is stored as _Float16 (gcc: IEEE half, round-to-nearest-even conversions, as c10::Half)
+static inline float fp16_round(float f) { return (float)(_Float16)f; }
 template <typename T> static inline T maximum_(T a, T b) { return (a > b || a != a) ? a : b; }
 template <typename T> static inline T minimum_(T a, T b) { return (a < b || a != a) ? a : b; }
 template <typename T> static inline T floordiv_f(T a, T b) {
@@ -144,6 +146,8 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
             return f"({a} != 0)"
         if n.dtype == torch.bfloat16:
             return f"bf16_round((float)({a}))"
+        if n.dtype == torch.float16:
+            return f"fp16_round((float)({a}))"
         return f"(({ct})({a}))"
     if op == "where":
         return f"({a} ? {b} : {args[2]})"
@@ -227,6 +231,8 @@ class KernelWriter(KernelBuilder):
         ref = f"{self.param(base)}[{addr}]"
         if dt == torch.bfloat16:
             return f"bf16_load({ref})"
+        if dt == torch.float16:
+            return f"((float){ref})"
         return ref
 
     # -- expressions ---------------------------------------------------------------
@@ -301,7 +307,7 @@ class KernelWriter(KernelBuilder):
                             lines.append(f"{acc} = ({v} {cmp} {acc}) ? {v} : {acc};")
                             reds.append(f"reduction({op}:{acc})")
                     # the value other members read: in the reduction's own dtype
-                    self.acc[r] = f"(({ct}){acc})" if r.dtype != torch.bfloat16 else f"bf16_round((float){acc})"
+                    self.acc[r] = _narrow(r.dtype, ct, acc)
                     if r in k.stores:
                         after.append(self.store(r, acc, self._row_map(r)))
                 self.hoist = None
@@ -370,7 +376,7 @@ class KernelWriter(KernelBuilder):
                             lines.append(f"{a} = ({v} {cmp} {a} || {v} != {v}) ? {v} : {a};")
                         else:
                             lines.append(f"{a} = ({v} {cmp} {a}) ? {v} : {a};")
-                    self.acc[r] = f"(({ct}){a})" if r.dtype != torch.bfloat16 else f"bf16_round((float){a})"
+                    self.acc[r] = _narrow(r.dtype, ct, a)
                     if r in k.stores:
                         after.append(self.store(r, a, self._row_map(r)))
                 blocks.append(("reduce", decl, lines, after))
@@ -504,6 +510,15 @@ class KernelWriter(KernelBuilder):
             close_loops(len(loops_o), depth)
 
         return self._wrap([subst(c) for c in code])
+
+
+def _narrow(dt: torch.dtype, ct: str, acc: str) -> str:
+    """A reduction's accumulator as other members read it: in the reduction's dtype."""
+    if dt == torch.bfloat16:
+        return f"bf16_round((float){acc})"
+    if dt == torch.float16:
+        return f"fp16_round((float){acc})"
+    return f"(({ct}){acc})"
 
 
 def _innermost_kept(k: Kernel) -> bool:
