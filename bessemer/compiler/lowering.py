@@ -29,7 +29,11 @@ EXTERN_BY_DESIGN = {
     "mm", "bmm", "addmm", "baddbmm", "convolution", "convolution_backward", "embedding",
     "embedding_dense_backward", "_scaled_dot_product_flash_attention_for_cpu",
     "_scaled_dot_product_flash_attention_for_cpu_backward", "_scaled_dot_product_efficient_attention",
-    "_scaled_dot_product_efficient_attention_backward", "native_dropout", "bernoulli", "rand",
+    "_scaled_dot_product_efficient_attention_backward", "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_flash_attention_backward", "_scaled_dot_product_cudnn_attention",
+    "_scaled_dot_product_cudnn_attention_backward", "_efficient_attention_forward",
+    "_efficient_attention_backward", "_flash_attention_forward", "_flash_attention_backward",
+    "native_dropout", "bernoulli", "rand",
     "randn", "rand_like", "randn_like", "randint", "cat", "gather", "scatter", "scatter_add",
     "index", "index_put", "index_select", "sort", "topk", "cumsum", "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward", "avg_pool2d", "avg_pool2d_backward", "constant_pad_nd",
@@ -506,12 +510,16 @@ def _var_mean(L, node, x, dims=None, correction=None, keepdim=False):
 
 
 # dropout: the random draw stays in ATen (the same generator calls as eager, so the
-# same mask for the same seed); scaling and masking are pointwise and fuse.
+# same mask for the same seed); scaling and masking are pointwise and fuse. On a GPU
+# eager's dropout is one fused ATen kernel with its own use of the Philox stream, so
+# the whole op stays an ATen call there: the same mask, at the cost of the fusion.
 @lowers(aten.native_dropout.default)
 def _native_dropout(L, node, x, p, train):
     g = L.g
     if not train or p == 0:
         return L.copy(x), g.const(True, x.shape, torch.bool)
+    if L.device.type != "cpu":
+        raise Unsupported("dropout on a GPU draws its mask inside ATen's fused kernel")
     p1m = 1.0 - p
     draw = g.extern(_bernoulli_like, [x, p1m], {}, x.shape, x.dtype, contiguous_strides(x.shape))
     scale = 0.0 if p1m == 0 else 1.0 / p1m

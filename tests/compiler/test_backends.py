@@ -163,3 +163,32 @@ def test_candidates_fit_the_tiling():
         assert c.XBLOCK >= 32
     pw = triton_mod.TritonMeta("pointwise", 100, 100, 1, False, False, 0)
     assert all(c.XBLOCK <= 128 for c in candidates(pw))
+
+
+@interpreting
+def test_huge_tensors_index_in_int64_and_compile_for_sm90(tmp_path):
+    """A kernel whose addresses pass 2**31 indexes in int64 (rendered only: such a
+    tensor is 8 GiB), and the kernel compiles for a real GPU."""
+    from bessemer.compiler import ir
+    from bessemer.compiler.codegen.backends import TritonBackend
+    from bessemer.compiler.codegen.triton_aot import manifest_entry
+    from bessemer.compiler.passes.fuse import fuse
+
+    g = ir.Graph()
+    shape = (1 << 16, 1 << 15)
+    x = g.input(shape, torch.float32, (1 << 15, 1))
+    y = g.pointwise("exp", [x], torch.float32)
+    row_sum = g.reduce("sum", y, (1,), True, torch.float32)
+    g.output([y, row_sum])
+    src, kernels = TritonBackend(interpret=True).render(fuse(g))
+    assert "tl.int64" in src and "tl.int32" not in src.split("def k0")[1]
+    path = tmp_path / "huge.py"
+    path.write_text(src)
+    import subprocess
+    import sys
+    code = ("import json,sys; from bessemer.compiler.codegen.triton_aot import compile_module; "
+            "print(compile_module(json.loads(sys.argv[1]), 90))")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    p = subprocess.run([sys.executable, "-c", code, json.dumps(manifest_entry(str(path), kernels))],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and p.stdout.strip() == "[]", p.stdout + p.stderr
