@@ -18,7 +18,7 @@ import torch
 from ..ir import IndexMap, Node
 from ..views import contiguous_strides
 from ..passes.fuse import Kernel, Schedule, outer_map
-from .kernel import CodegenError, KernelBuilder, KernelSource, Lin  # noqa: F401 (re-exported)
+from .kernel import CodegenError, KernelBuilder, KernelSource
 
 # Loops with fewer elements of work than this run on one thread: forking an OpenMP
 # team costs a few microseconds, about what 32K simple element updates take.
