@@ -224,6 +224,10 @@ def _div_mode(L, node, a, b, rounding_mode=None):
     if rounding_mode is None:
         return pointwise(L.g, "div", [a, b], out)
     compute = promote(a, b)
+    if rounding_mode == "trunc" and compute in (torch.bfloat16, torch.float16):
+        # ATen rounds the quotient to the narrow type before truncating (7.0 from 6.986 in bf16)
+        q = pointwise(L.g, "div", [a, b], compute, torch.float32)
+        return pointwise(L.g, "trunc", [q], out, compute)
     op = "floordiv" if rounding_mode == "floor" else "truncdiv"
     return pointwise(L.g, op, [a, b], out, compute)
 

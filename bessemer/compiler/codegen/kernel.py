@@ -186,22 +186,24 @@ class KernelBuilder:
             raise CodegenError(f"reduction {n.name} read before it is computed")
         raise CodegenError(f"cannot render {n.kind} {n.name}")
 
+    def lin_terms(self, lin: Lin, var_of) -> dict[str, int]:
+        """A linear form as {loop variable: coefficient} (merged dims use their group's variable)."""
+        terms: dict[str, int] = {}
+        for d, c in enumerate(lin.coef):
+            if c == 0 or self.k.shape[d] == 1:
+                continue
+            var, last = var_of[d]
+            if d == last:
+                terms[var] = terms.get(var, 0) + c
+        return terms
+
+    def render_lin(self, lin: Lin, var_of) -> str:
+        parts = [f"{c}*{v}" if c != 1 else v for v, c in self.lin_terms(lin, var_of).items()]
+        if lin.const or not parts:
+            parts.append(str(lin.const))
+        return "(" + " + ".join(parts) + ")"
+
     def _substituter(self, var_of):
-        k = self.k
-
-        def render_lin(lin: Lin) -> str:
-            terms = {}
-            for d, c in enumerate(lin.coef):
-                if c == 0 or k.shape[d] == 1:
-                    continue
-                var, last = var_of[d]
-                if d == last:
-                    terms[var] = terms.get(var, 0) + c
-            parts = [f"{c}*{v}" if c != 1 else v for v, c in terms.items()]
-            if lin.const or not parts:
-                parts.append(str(lin.const))
-            return "(" + " + ".join(parts) + ")"
-
         def subst(s: str) -> str:
             out, i = [], 0
             while True:
@@ -211,7 +213,7 @@ class KernelBuilder:
                     break
                 e = s.find("@", j + 2)
                 out.append(s[i:j])
-                out.append(render_lin(self.lins[int(s[j + 2:e])]))
+                out.append(self.render_lin(self.lins[int(s[j + 2:e])], var_of))
                 i = e + 1
             return "".join(out)
         return subst

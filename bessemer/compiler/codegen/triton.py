@@ -62,6 +62,13 @@ def literal(v, dt: torch.dtype) -> str:
     return str(int(v))
 
 
+def narrow(expr: str, dt: torch.dtype) -> str:
+    """expr (computed in fp32) in the storage type dt."""
+    if dt == torch.bfloat16:
+        return f"_to_bf16({expr})"
+    return f"({expr}).to({tl_dtype(dt)})"
+
+
 def _is_literal(v: str) -> bool:
     if v in ("True", "False") or v.startswith("float("):
         return True
@@ -105,7 +112,7 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
         if dt in _LOW:  # round to the narrow type, keep computing in fp32
             # an integer goes through fp32 first, as ATen converts it (c10 rounds int -> float -> bf16)
             src = a if arg_dtypes[0].is_floating_point else f"({a}).to(tl.float32)"
-            return f"({src}).to({tl_dtype(dt)}).to(tl.float32)"
+            return f"{narrow(src, dt)}.to(tl.float32)"
         return f"({a}).to({ct})"
     if op == "where":
         cond = a if arg_dtypes[0] == torch.bool else f"({a} != 0)"
@@ -166,6 +173,11 @@ from triton.language.extra import libdevice
 
 if triton.knobs.runtime.interpret:  # libdevice has no interpreter version
     from bessemer.compiler.codegen import triton_interp as libdevice  # noqa: F811
+    from bessemer.compiler.codegen.triton_interp import to_bf16 as _to_bf16
+else:
+    @triton.jit
+    def _to_bf16(x):
+        return x.to(tl.bfloat16)  # round to nearest even
 
 
 @triton.jit
@@ -224,6 +236,7 @@ class TritonKernelWriter(KernelBuilder):
         super().__init__(k, sched)
         self.outer: set[int] = set()
         self.inner: set[int] = set()
+        self._flat: dict[str, list] = {}   # flat index -> [(group variable, row-major stride)]
 
     # -- syntax hooks ------------------------------------------------------------
     def literal(self, v, dt: torch.dtype) -> str:
@@ -259,7 +272,7 @@ class TritonKernelWriter(KernelBuilder):
         addr = self.address(n, contiguous_strides(n.shape), 0, m_to_node)
         i = len(self.lins) - 1
         if not _is_literal(value):
-            value = f"({value}).to({tl_dtype(n.dtype)})"
+            value = narrow(value, n.dtype)
         return f"tl.store({self.param(n)} + {addr}@F{i}:{fill}@, {value}, @M{i}@)"
 
     # -- helpers -----------------------------------------------------------------
@@ -323,10 +336,30 @@ class TritonKernelWriter(KernelBuilder):
             return base("".join(out))
         return subst
 
+    def render_lin(self, lin, var_of) -> str:
+        """As the base renders it, except that where the form walks all the group
+        variables of a flat index in row-major order (coefficients c * the size of the
+        groups after each), it is written as c * that flat index: Triton then sees
+        contiguous addresses and vectorizes the loads and stores."""
+        terms = self.lin_terms(lin, var_of)
+        for flat, groups in self._flat.items():
+            if not groups or any(v not in terms for v, _ in groups):
+                continue
+            c = terms[groups[-1][0]]
+            if all(terms[v] == c * stride for v, stride in groups):
+                for v, _ in groups:
+                    del terms[v]
+                terms[flat] = c
+        parts = [f"{c}*{v}" if c != 1 else v for v, c in terms.items()]
+        if lin.const or not parts:
+            parts.append(str(lin.const))
+        return "(" + " + ".join(parts) + ")"
+
     def _index_lines(self, groups, var: str, prefix: str, pad: str) -> tuple[list[str], dict]:
         """Decompose a flat index into one variable per merged group of dims."""
         lines, var_of = [], {}
         sizes = [math.prod(self.k.shape[d] for d in g) for g in groups]
+        self._flat[var] = [(f"{prefix}{gi}", math.prod(sizes[gi + 1:])) for gi in range(len(groups))]
         for gi, g in enumerate(groups):
             div = math.prod(sizes[gi + 1:])
             e = var if div == 1 else f"({var} // {div})"
@@ -494,7 +527,7 @@ class TritonKernelWriter(KernelBuilder):
                 after.append(f"{acc} = {fn}({acc}, 1)[:, None]")
         # the value other members read: in the reduction's own dtype
         if r.dtype in _LOW:
-            after.append(f"{acc} = {acc}.to({tl_dtype(r.dtype)}).to(tl.float32)")
+            after.append(f"{acc} = {narrow(acc, r.dtype)}.to(tl.float32)")
         elif op != "any":
             after.append(f"{acc} = {acc}.to({ct})")
         self.acc[r] = acc

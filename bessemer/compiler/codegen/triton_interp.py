@@ -5,12 +5,16 @@ its libdevice functions (tanh, log1p, pow, ...) have no interpreter version.
 Generated Triton modules use this namespace in their place when the interpreter
 is on: each function applies numpy's version to the block's data, in the
 block's own dtype, as libdevice does on the GPU.
+
+`to_bf16` stands in for `x.to(tl.bfloat16)`: the interpreter truncates fp32 to
+bf16 where the GPU rounds to nearest even; this rounds as the GPU (and ATen) do.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import torch
 import triton.language as tl
 from triton.runtime.interpreter import TensorHandle
 
@@ -56,3 +60,10 @@ copysign = _block(np.copysign)
 sqrt = _block(np.sqrt)
 rsqrt = _block(lambda x: 1 / np.sqrt(x))
 isinf = _block(np.isinf, out_dtype=np.int32)
+
+
+def to_bf16(x):
+    data = np.ascontiguousarray(x.handle.data, dtype=np.float32)
+    bits = torch.from_numpy(data).to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+    ty = tl.block_type(tl.bfloat16, x.type.shape) if x.type.is_block() else tl.bfloat16
+    return tl.tensor(TensorHandle(bits, tl.bfloat16), ty)
