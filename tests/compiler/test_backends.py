@@ -181,7 +181,7 @@ def test_huge_tensors_index_in_int64_and_compile_for_sm90(tmp_path):
     row_sum = g.reduce("sum", y, (1,), True, torch.float32)
     g.output([y, row_sum])
     src, kernels = TritonBackend(interpret=True).render(fuse(g))
-    assert "tl.int64" in src and "tl.int32" not in src.split("def k0")[1]
+    assert "tl.int64" in src and "tl.int32" not in src.split(f"def {kernels[0].meta.fn_name}")[1]
     path = tmp_path / "huge.py"
     path.write_text(src)
     import subprocess
@@ -192,3 +192,19 @@ def test_huge_tensors_index_in_int64_and_compile_for_sm90(tmp_path):
     p = subprocess.run([sys.executable, "-c", code, json.dumps(manifest_entry(str(path), kernels))],
                        capture_output=True, text=True, env=env)
     assert p.returncode == 0 and p.stdout.strip() == "[]", p.stdout + p.stderr
+
+
+@interpreting
+def test_identical_kernels_share_one_triton_function(tmp_path):
+    """The same block twice (as in a transformer's layers) is one function to compile
+    and to tune, launched twice."""
+    def two_blocks(x, w):
+        h = torch.softmax(x * 2, -1) + 1
+        return torch.softmax((h @ w) * 2, -1) + 1   # the matmul in between keeps two kernels
+    f, be = _compile(two_blocks, tmp_path, backend="triton", fallback="error")
+    x, w = torch.randn(16, 10), torch.randn(10, 10)
+    torch.testing.assert_close(f(x, w), two_blocks(x, w))
+    cg = be.compiled[0]
+    names = {k.meta.fn_name for k in cg.kernels}
+    assert len(cg.kernels) == 2 * len(names)
+    assert cg.cpp.count("@triton.jit\ndef k_") == len(names)

@@ -17,6 +17,7 @@ fp32, as ATen does, and rounded where the graph stores or casts them.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -227,6 +228,7 @@ class TritonMeta:
     persistent: bool   # a whole row in one tile
     column: bool       # the innermost dim is kept (rows are strided)
     bytes: int         # bytes the kernel reads and writes, for achieved bandwidth
+    fn_name: str = ""  # the module's function for it (identical kernels share one)
 
 
 class TritonKernelWriter(KernelBuilder):
@@ -487,7 +489,7 @@ class TritonKernelWriter(KernelBuilder):
             at = "tl.float32"
         if op == "any":
             at = "tl.int32"
-        acc = f"acc_{r.name}"
+        acc = f"acc{len(self.acc)}"   # numbered in the kernel: the same code for each layer's copy
         v = self.expr(r.args[0], ident, lines, cache)
         if op in ("sum", "prod", "any"):
             ident_v = {"sum": "0", "prod": "1", "any": "0"}[op]
@@ -544,7 +546,18 @@ class TritonKernelWriter(KernelBuilder):
 
 
 def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
-    """One Python module holding every Triton kernel of a schedule."""
+    """One Python module holding every Triton kernel of a schedule.
+
+    Kernels with the same code (the same block in each of a transformer's layers)
+    become one function, named by a hash of its code: Triton compiles and the
+    autotuner times it once, however many layers launch it."""
     kernels = [TritonKernelWriter(s, sched).render() for s in sched.steps if isinstance(s, Kernel)]
-    src = PREAMBLE + "\n" + "\n\n".join(k.code for k in kernels)
+    bodies: dict[str, str] = {}
+    for k in kernels:
+        head = f"def {k.name}("
+        body = k.code.replace(head, "def @NAME@(", 1)
+        fn = "k_" + hashlib.sha256(body.encode()).hexdigest()[:12]
+        k.meta.fn_name = fn
+        bodies.setdefault(fn, body.replace("@NAME@", fn, 1))
+    src = PREAMBLE + "\n" + "\n\n".join(bodies.values())
     return src, kernels

@@ -33,11 +33,14 @@ def manifest_entry(module_path: str, kernels) -> dict:
     """What the compiler needs of one generated module: per kernel, the pointer types
     of its parameters and the launch configurations it may be run with."""
     from .triton_launch import candidates
-    out = []
+    out, seen = [], set()
     for k in kernels:
+        if k.meta.fn_name in seen:   # identical kernels are one function
+            continue
+        seen.add(k.meta.fn_name)
         sig = [_SIG[a.dtype] for a in k.args]
         cfgs = [c.as_list() for c in candidates(k.meta)]
-        out.append({"name": k.name, "signature": sig, "configs": cfgs})
+        out.append({"name": k.meta.fn_name, "signature": sig, "configs": cfgs})
     return {"path": module_path, "kernels": out}
 
 

@@ -169,5 +169,14 @@ class TritonLauncher:
 
 
 def make_launchers(module: Any, kernels: list, tune_path: Optional[str], interpret: bool) -> dict[str, Callable]:
+    """kernel name -> launcher; kernels sharing a function share its launcher (and
+    so its autotuning)."""
     tune = TuneCache(tune_path)
-    return {k.name: TritonLauncher(getattr(module, k.name), k.name, k.meta, tune, interpret) for k in kernels}
+    by_fn: dict[str, TritonLauncher] = {}
+    out = {}
+    for k in kernels:
+        fn = k.meta.fn_name
+        if fn not in by_fn:
+            by_fn[fn] = TritonLauncher(getattr(module, fn), fn, k.meta, tune, interpret)
+        out[k.name] = by_fn[fn]
+    return out
