@@ -134,3 +134,29 @@ def assert_trained(model: nn.Module, case: ModelCase) -> None:
     initial = case.build().state_dict()
     moved = max((p.detach() - initial[n]).abs().max().item() for n, p in model.named_parameters())
     assert moved > 1e-3, f"parameters moved by at most {moved}"
+
+
+def train_mixed(case: ModelCase, model: nn.Module, opt: torch.optim.Optimizer, steps: int,
+                amp: "torch.dtype | None" = None, scaler=None, device: str = "cpu") -> torch.Tensor:
+    """`steps` steps on `device`, the forward under torch.autocast(amp) when amp is
+    given, the backward through a GradScaler when given; the loss of each step."""
+    model.train()
+    losses = []
+    for i in range(steps):
+        opt.zero_grad(set_to_none=True)
+        batch = {k: v.to(device) for k, v in case.batch(i, 0).items()}
+        torch.manual_seed(i)
+        if amp is not None:
+            with torch.autocast(device, dtype=amp):
+                loss = case.loss(model, batch)
+        else:
+            loss = case.loss(model, batch)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+        losses.append(loss.detach().float())
+    return torch.stack(losses)

@@ -12,44 +12,14 @@ import pytest
 import torch
 
 import bessemer
+from fidelity import train_mixed
 from model_cases import GPT2, MLP
 
-pytestmark = pytest.mark.gpu
-
-
-@pytest.fixture(autouse=True)
-def exact_matmuls():
-    before = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    yield
-    torch.backends.cuda.matmul.allow_tf32 = before
-
-
-def _batch(case, i):
-    return {k: v.cuda() for k, v in case.batch(i, 0).items()}
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("no_tf32")]
 
 
 def _train(case, model, opt, steps, amp=None, scaler=None):
-    losses = []
-    model.train()
-    for i in range(steps):
-        opt.zero_grad(set_to_none=True)
-        batch = _batch(case, i)
-        torch.manual_seed(i)
-        if amp is not None:
-            with torch.autocast("cuda", dtype=amp):
-                loss = case.loss(model, batch)
-        else:
-            loss = case.loss(model, batch)
-        if scaler is not None:
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
-        else:
-            loss.backward()
-            opt.step()
-        losses.append(loss.detach().float())
-    return torch.stack(losses)
+    return train_mixed(case, model, opt, steps, amp, scaler, device="cuda")
 
 
 def _pair(case, steps, cache, make_opt, amp=None, scaler=False, **options):

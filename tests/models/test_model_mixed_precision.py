@@ -13,6 +13,7 @@ import pytest
 import torch
 
 import bessemer
+from fidelity import train_mixed
 from model_cases import BERT, GPT2, MLP
 
 STEPS = 8
@@ -20,38 +21,19 @@ BACKENDS = ["cpp", pytest.param("triton", marks=pytest.mark.skipif(
     __import__("os").environ.get("TRITON_INTERPRET") != "1", reason="needs Triton's interpreter"))]
 
 
-def _train(case, model, steps, amp, scaler):
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    losses = []
-    for i in range(steps):
-        opt.zero_grad(set_to_none=True)
-        batch = case.batch(i, 0)
-        torch.manual_seed(i)
-        if amp is not None:
-            with torch.autocast("cpu", dtype=amp):
-                loss = case.loss(model, batch)
-        else:
-            loss = case.loss(model, batch)
-        if scaler is not None:
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
-        else:
-            loss.backward()
-            opt.step()
-        losses.append(loss.detach().float())
-    return torch.stack(losses)
+def _adamw(model):
+    return torch.optim.AdamW(model.parameters(), lr=1e-3)
 
 
 def _compare(case, dtype, precision, backend, cache, scaler=False):
     torch.manual_seed(0)
     eager = case.build()
     comp = copy.deepcopy(eager)
-    le = _train(case, eager, STEPS, dtype, torch.amp.GradScaler("cpu") if scaler else None)
+    le = train_mixed(case, eager, _adamw(eager), STEPS, dtype, torch.amp.GradScaler("cpu") if scaler else None)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         bessemer.compile(comp, cache_dir=cache, precision=precision, backend=backend, fallback="error")
-        lc = _train(case, comp, STEPS, None, torch.amp.GradScaler("cpu") if scaler else None)
+        lc = train_mixed(case, comp, _adamw(comp), STEPS, None, torch.amp.GradScaler("cpu") if scaler else None)
     warned = [str(w.message) for w in rec if "bessemer:" in str(w.message) and "recompiling" not in str(w.message)]
     assert warned == []
     assert torch.isfinite(le).all()

@@ -3,25 +3,15 @@ Triton kernels, forward and gradients against eager on the same GPU."""
 from __future__ import annotations
 
 import pytest
-import torch
 
 from op_table import OPS, check_op
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("no_tf32")]
 
 
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory):
     return str(tmp_path_factory.mktemp("bessemer-gpu-cache"))
-
-
-@pytest.fixture(autouse=True)
-def exact_matmuls():
-    # TF32 would make eager's own matmuls differ from fp32 by more than the tolerance
-    before = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    yield
-    torch.backends.cuda.matmul.allow_tf32 = before
 
 
 @pytest.mark.parametrize("dtype_name", ["fp32", "bf16"])
