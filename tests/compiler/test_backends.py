@@ -208,3 +208,16 @@ def test_identical_kernels_share_one_triton_function(tmp_path):
     names = {k.meta.fn_name for k in cg.kernels}
     assert len(cg.kernels) == 2 * len(names)
     assert cg.cpp.count("@triton.jit\ndef k_") == len(names)
+
+
+def test_interpreter_switched_on_after_import_is_refused_by_name():
+    """TRITON_INTERPRET only takes effect when set before triton is imported; set
+    later, the backend says so instead of failing inside a kernel."""
+    import subprocess
+    import sys
+    code = ("import os, torch, triton.language; os.environ['TRITON_INTERPRET'] = '1'\n"
+            "from bessemer.compiler.codegen import backends\n"
+            "try:\n    backends.select('triton', torch.device('cpu'))\nexcept Exception as e:\n    print(e)\n")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert "set after triton was imported" in p.stdout, p.stdout + p.stderr
