@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--no-compiler", action="store_true", help="run eagerly (TrainingCompilerConfig(enabled=False))")
     t.add_argument("--debug", action="store_true",
                    help="write the compiler's artifacts to the job's output/data/compiler/")
+    t.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32",
+                   help="mixed precision: the model's forward under torch.autocast to bf16 or fp16 (default fp32)")
+    t.add_argument("--cuda-graphs", action="store_true", help="replay compiled GPU graphs as CUDA graphs")
     t.add_argument("--framework", choices=("pytorch", "huggingface"), default="pytorch")
     t.add_argument("--output-path", default="runs", help="where jobs and their records go (default: runs)")
     t.add_argument("--job-name", help="the job's name (default: <base-job-name>-<timestamp>)")
@@ -112,7 +115,8 @@ def _train(args: argparse.Namespace) -> int:
     est = cls(entry_point=args.entry_point, source_dir=args.source_dir,
               hyperparameters=_pairs("--hp", args.hp, parse_json=True),
               processes_per_instance=args.processes, environment=_pairs("--env", args.env),
-              compiler_config=TrainingCompilerConfig(enabled=not args.no_compiler, debug=args.debug),
+              compiler_config=TrainingCompilerConfig(enabled=not args.no_compiler, debug=args.debug,
+                                                     precision=args.precision, cuda_graphs=args.cuda_graphs),
               metric_definitions=metrics or None, output_path=args.output_path,
               base_job_name=args.base_job_name, **options)
     try:

@@ -37,7 +37,8 @@ def train(project, *extra):
 def test_train_runs_a_job_with_hyperparameters_channels_and_metrics(project, capsys):
     rc = train(project, "--hp", "epochs=2", "--hp", "lr=3e-4", "--hp", "name=bert", "--hp", "flag=true",
                "--channel", f"train={project / 'data'}", "--env", "MY_VAR=x=y",
-               "--metric", "loss=loss=([0-9.]+)", "--job-name", "cli-job", "--no-compiler", "--debug")
+               "--metric", "loss=loss=([0-9.]+)", "--job-name", "cli-job", "--no-compiler", "--debug",
+               "--precision", "bf16")
     out = capsys.readouterr().out
     assert rc == 0
     assert "model: " + str(project / "runs" / "cli-job" / "output" / "model.tar.gz") in out
@@ -46,9 +47,11 @@ def test_train_runs_a_job_with_hyperparameters_channels_and_metrics(project, cap
     assert rec.status == COMPLETED
     assert rec.hyperparameters == {"epochs": 2, "lr": 3e-4, "name": "bert", "flag": True}
     assert rec.compiler_config["enabled"] is False and rec.compiler_config["debug"] is True
+    assert rec.compiler_config["precision"] == "bf16" and rec.compiler_config["cuda_graphs"] is False
     assert rec.inputs == {"train": str(project / "data")}
     env = json.loads((project / "runs" / "cli-job" / "model" / "env.json").read_text())
     assert env["MY_VAR"] == "x=y" and env["SM_HP_EPOCHS"] == "2" and env["SM_HP_NAME"] == "bert"
+    assert json.loads(env["BESSEMER_COMPILER_CONFIG"])["precision"] == "bf16"   # what the script's compile reads
     assert env["SM_CHANNEL_TRAIN"] == str(project / "runs" / "cli-job" / "input" / "data" / "train")
     assert JobStore(project / "runs").metrics("cli-job") == {"loss": [(0, 0.5), (1, 0.25)]}
 
