@@ -221,3 +221,18 @@ def test_interpreter_switched_on_after_import_is_refused_by_name():
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert "set after triton was imported" in p.stdout, p.stdout + p.stderr
+
+
+def test_column_reductions_of_transformer_size_split_into_enough_programs():
+    """A bias gradient of GPT-2 (768 columns over 3072 rows) is cut into row chunks,
+    so it runs as hundreds of programs, not the dozen its column blocks give."""
+    from bessemer.compiler import ir
+    from bessemer.compiler.codegen.backends import TritonBackend
+    from bessemer.compiler.passes.fuse import fuse
+
+    g = ir.Graph()
+    grad = g.input((3072, 768), torch.bfloat16, (768, 1))
+    g.output([g.reduce("sum", g.cast(grad, torch.float32), (0,), False, torch.float32)])
+    _, (k,) = TritonBackend(interpret=True).render(fuse(g))
+    assert k.kind == "column reduction" and k.meta.split >= 8
+    assert -(-768 // 64) * k.meta.split >= 256

@@ -2,8 +2,9 @@
 tests/conftest.py turns on when there is no GPU):
 forward and gradients of every lowered op against eager (the table is op_table.py).
 
-Both tilings of a reduction are covered: rows that fit one tile (persistent) and,
-with the tile limit lowered, rows that loop over chunks."""
+Every tiling of a reduction is covered: rows that fit one tile (persistent) and,
+with the limits lowered, rows that loop over chunks and column reductions split
+into chunks combined by a second launch."""
 from __future__ import annotations
 
 import os
@@ -41,4 +42,5 @@ def test_op_matches_eager_triton_fp64(op_name, cache_dir):
 @pytest.mark.parametrize("op_name", REDUCTIONS)
 def test_looped_reduction_matches_eager(op_name, cache_dir, monkeypatch):
     monkeypatch.setattr(triton_mod, "PERSISTENT_MAX", 2)
+    monkeypatch.setattr(triton_mod, "SPLIT_MIN_RLEN", 2)   # column reductions split into chunks
     check_op(op_name, "fp32", cache_dir, backend="triton")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 import torch
 
@@ -38,6 +39,17 @@ TL_DTYPE = {
 # than the second read of the row a looped kernel pays.
 PERSISTENT_MAX = 4096
 _LOW = (torch.bfloat16, torch.float16)
+# Split column reductions: a bias gradient over [rows, C] has only C / XBLOCK
+# programs (a dozen for C = 768), far too few to fill a GPU. When the reduced
+# length is at least SPLIT_MIN_RLEN and there are fewer than SPLIT_MAX_BLOCKS
+# column blocks, the rows are cut into chunks reduced by separate programs into a
+# small fp32 workspace, and a second launch combines the chunks (in a fixed order:
+# the result does not depend on scheduling). Trades one extra small launch and
+# SPLIT x C floats of memory for enough parallelism.
+SPLIT_MIN_RLEN = 2048
+SPLIT_MAX_BLOCKS = 128
+SPLIT_PROGRAMS = 512   # aim: a few programs per SM of a large GPU
+SPLIT_MIN_CHUNK = 128  # rows per chunk at least: each program streams a useful amount
 
 
 def tl_dtype(dt: torch.dtype) -> str:
@@ -229,6 +241,8 @@ class TritonMeta:
     column: bool       # the innermost dim is kept (rows are strided)
     bytes: int         # bytes the kernel reads and writes, for achieved bandwidth
     fn_name: str = ""  # the module's function for it (identical kernels share one)
+    split: int = 0     # split column reduction: chunks of rows (0: not split)
+    n_acc: int = 0     # split: fp32 partial results per column per chunk
 
 
 class TritonKernelWriter(KernelBuilder):
@@ -427,6 +441,9 @@ class TritonKernelWriter(KernelBuilder):
         # columns wide for coalesced reads, too wide to hold whole columns
         column = bool(outer_dims) and bool(inner_dims) and max(outer_dims) > max(inner_dims)
         persistent = rlen <= PERSISTENT_MAX and not column
+        split, chunk = self._split_plan(column, rows, rlen)
+        if split:
+            return self._render_split(outer_dims, inner_dims, rows, rlen, split, chunk)
         ident = IndexMap.identity(D)
         row_cache: dict = {}
         tile_cache: dict = {}   # persistent: one tile, values shared by all phases
@@ -480,7 +497,93 @@ class TritonKernelWriter(KernelBuilder):
         meta = TritonMeta("reduce", rows * rlen, rows, rlen, persistent, column, self.bytes_moved())
         return self._wrap(code, var_of, meta)
 
-    def _reduction(self, r: Node, ident, lines, cache, init, after, persistent: bool) -> None:
+    def _split_plan(self, column: bool, rows: int, rlen: int) -> tuple[int, int]:
+        """(chunks, rows per chunk) for a column reduction worth splitting, else (0, 0)."""
+        if not column or rlen < SPLIT_MIN_RLEN or -(-rows // 64) >= SPLIT_MAX_BLOCKS:
+            return 0, 0
+        phases = self.phases()
+        if phases[0][0] != "reduce" or any(kind != "outer" for kind, _ in phases[1:]):
+            return 0, 0   # a reduction that depends on another needs the whole first result
+        for r in phases[0][1]:
+            if r.op not in ("sum", "max", "min") or not r.dtype.is_floating_point or r.dtype == torch.float64:
+                return 0, 0   # the workspace holds fp32 partials
+        blocks = -(-rows // 64)
+        want = max(2, min(SPLIT_PROGRAMS // blocks, rlen // SPLIT_MIN_CHUNK))
+        chunk = -(-rlen // want)
+        if chunk >= 64:   # chunks start on whole RBLOCK steps
+            chunk = -(-chunk // 64) * 64
+        split = -(-rlen // chunk)
+        return (split, chunk) if split >= 2 else (0, 0)
+
+    def _render_split(self, outer_dims, inner_dims, rows, rlen, split, chunk) -> KernelSource:
+        """Two functions: `<name>` reduces chunk program_id(1) of every column block
+        into the workspace; `<name>_fin` combines the chunks and runs the rest."""
+        k = self.k
+        ident = IndexMap.identity(self.D)
+        (_, reds), *outer_phases = self.phases()
+        pre, init, lines, combine, after = [], [], [], [], []
+        self.hoist = (pre, {})
+        cache: dict = {}
+        infos = [self._reduction(r, ident, lines, cache, init, after, False, combine) for r in reds]
+        self.hoist = None
+        it = self._index_type()
+        og, ig = self._merge(outer_dims), self._merge(inner_dims)
+        x_lines, var_of = self._index_lines(og, "xs", "x", "    ")
+        r_lines, r_var = self._index_lines(ig, "rs", "r", "        ")
+        var_of.update(r_var)
+        head = [f"    xs = tl.program_id(0).to({it}) * XBLOCK + tl.arange(0, XBLOCK).to({it})[:, None]",
+                f"    xmask = xs < {rows}", "    xzero = xs * 0"] + x_lines
+        part = head + [f"    rbase = tl.arange(0, RBLOCK).to({it})[None, :]",
+                       f"    rstart = tl.program_id(1).to({it}) * {chunk}"]
+        part += ["    " + ln for ln in pre + init]
+        part += [f"    for roff in range(0, {chunk}, RBLOCK):",
+                 "        rs = rstart + roff + rbase", f"        rmask = (rs < {rlen}) & (roff + rbase < {chunk})",
+                 "        xrmask = xmask & rmask", "        rzero = rs * 0", "        xrzero = xzero + rzero"]
+        part += r_lines + ["        " + ln for ln in lines] + ["    " + ln for ln in combine]
+        sb = 1 << max(0, (split - 1).bit_length())
+        fin = head + [f"    sidx = tl.arange(0, {sb})[None, :]", f"    smask = xmask & (sidx < {split})"]
+        for i, (acc, op, ident_v) in enumerate(infos):
+            part.append(f"    tl.store(ws + {i * split * rows} + tl.program_id(1) * {rows} + xs, {acc}, xmask)")
+            fin.append(f"    {acc} = tl.load(ws + {i * split * rows} + sidx * {rows} + xs, smask, other={ident_v})")
+            fin.append("    " + self._combine_line(acc, op, True))
+        fin += ["    " + ln for ln in after]
+        row_cache: dict = {}
+        for _, mbrs in outer_phases:
+            for mbr in mbrs:
+                rm = outer_map(k.shape, k.red, mbr.shape)
+                olines: list[str] = []
+                v = self.expr(mbr, rm, olines, row_cache, top=True)
+                olines.append(self._store(mbr, v, rm, "x"))
+                self.row_vals[mbr] = v
+                fin += ["    " + ln for ln in olines]
+        meta = TritonMeta("reduce", rows * rlen, rows, rlen, False, True, self.bytes_moved(),
+                          split=split, n_acc=len(infos))
+        subst = self._subst(var_of)
+        params = ", ".join(list(self.params.values()) + ["ws", "XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
+        src = "\n".join(["@triton.jit", f"def {k.name}({params}):"] + [subst(c) for c in part]) + "\n\n\n" + \
+            "\n".join(["@triton.jit", f"def {k.name}_fin({params}):"] + [subst(c) for c in fin]) + "\n"
+        return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes)
+
+    def _combine_line(self, acc: str, op: str, fl: bool) -> str:
+        """acc [XBLOCK, N] -> [XBLOCK, 1]: the lanes (or chunks) of a reduction combined."""
+        if op == "sum":
+            return f"{acc} = tl.sum({acc}, 1)[:, None]"
+        if op == "prod":
+            return f"{acc} = tl.reduce({acc}, 1, _prod)[:, None]"
+        if op == "any":
+            return f"{acc} = (tl.max({acc}, 1)[:, None] > 0)"
+        fn = "tl.max" if op == "max" else "tl.min"
+        if fl:  # tl.max/min skip NaN; ATen's propagate it
+            return (f"{acc} = tl.where(tl.max(({acc} != {acc}).to(tl.int32), 1)[:, None] > 0, "
+                    f"float('nan'), {fn}({acc}, 1)[:, None])")
+        return f"{acc} = {fn}({acc}, 1)[:, None]"
+
+    def _reduction(self, r: Node, ident, lines, cache, init, after, persistent: bool,
+                   combine: Optional[list] = None) -> tuple[str, str, str]:
+        """Render reduction r: its accumulation into `lines` (and `init`), the combining
+        of lanes into `combine` (default: `after`), and into `after` the value in r's
+        dtype and r's store. Returns (accumulator, op, identity)."""
+        combine = after if combine is None else combine
         op = r.op
         ct = compute_dtype(r.dtype)
         if r.dtype == torch.float64 or not r.dtype.is_floating_point:
@@ -500,13 +603,7 @@ class TritonKernelWriter(KernelBuilder):
                 init.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {ident_v}, {at})")
                 comb = "*" if op == "prod" else "+"
                 lines.append(f"{acc} = {acc} {comb} tl.where(xrmask, {val}, {ident_v})")
-            if op == "sum":
-                red_v = f"tl.sum({acc}, 1)[:, None]"
-            elif op == "prod":
-                red_v = f"tl.reduce({acc}, 1, _prod)[:, None]"
-            else:
-                red_v = f"(tl.max({acc}, 1)[:, None] > 0)"
-            after.append(f"{acc} = {red_v}")
+            combine.append(self._combine_line(acc, op, r.dtype.is_floating_point))
         else:  # max / min
             cmp = ">" if op == "max" else "<"
             fl = r.dtype.is_floating_point
@@ -521,12 +618,7 @@ class TritonKernelWriter(KernelBuilder):
             else:
                 init.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {start}, {at})")
                 lines.append(f"{acc} = tl.where(xrmask & ({take}), ({v}).to({at}), {acc})")
-            fn = "tl.max" if op == "max" else "tl.min"
-            if fl:  # tl.max/min skip NaN; ATen's propagate it
-                after.append(f"{acc} = tl.where(tl.max(({acc} != {acc}).to(tl.int32), 1)[:, None] > 0, "
-                             f"float('nan'), {fn}({acc}, 1)[:, None])")
-            else:
-                after.append(f"{acc} = {fn}({acc}, 1)[:, None]")
+            combine.append(self._combine_line(acc, op, fl))
         # the value other members read: in the reduction's own dtype
         if r.dtype in _LOW:
             after.append(f"{acc} = {narrow(acc, r.dtype)}.to(tl.float32)")
@@ -535,6 +627,7 @@ class TritonKernelWriter(KernelBuilder):
         self.acc[r] = acc
         if r in self.k.stores:
             after.append(self._store(r, acc, outer_map(self.k.shape, self.k.red, r.shape), "x"))
+        return acc, op, (ident_v if op in ("sum", "prod", "any") else start)
 
     def _wrap(self, code: list[str], var_of: dict, meta: TritonMeta) -> KernelSource:
         k = self.k
@@ -554,10 +647,9 @@ def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
     kernels = [TritonKernelWriter(s, sched).render() for s in sched.steps if isinstance(s, Kernel)]
     bodies: dict[str, str] = {}
     for k in kernels:
-        head = f"def {k.name}("
-        body = k.code.replace(head, "def @NAME@(", 1)
+        body = k.code.replace(f"def {k.name}(", "def @NAME@(").replace(f"def {k.name}_fin(", "def @NAME@_fin(")
         fn = "k_" + hashlib.sha256(body.encode()).hexdigest()[:12]
         k.meta.fn_name = fn
-        bodies.setdefault(fn, body.replace("@NAME@", fn, 1))
+        bodies.setdefault(fn, body.replace("@NAME@", fn))
     src = PREAMBLE + "\n" + "\n\n".join(bodies.values())
     return src, kernels

@@ -38,9 +38,11 @@ def manifest_entry(module_path: str, kernels) -> dict:
         if k.meta.fn_name in seen:   # identical kernels are one function
             continue
         seen.add(k.meta.fn_name)
-        sig = [_SIG[a.dtype] for a in k.args]
+        sig = [_SIG[a.dtype] for a in k.args] + (["*fp32"] if k.meta.split else [])
         cfgs = [c.as_list() for c in candidates(k.meta)]
         out.append({"name": k.meta.fn_name, "signature": sig, "configs": cfgs})
+        if k.meta.split:   # the split reduction's second function
+            out.append({"name": k.meta.fn_name + "_fin", "signature": sig, "configs": cfgs})
     return {"path": module_path, "kernels": out}
 
 

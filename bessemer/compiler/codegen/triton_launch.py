@@ -88,11 +88,14 @@ def interpreter_config(meta: TritonMeta) -> LaunchConfig:
         rb = _pow2(meta.rlen)
         return LaunchConfig(max(1, min(_pow2(meta.rows), (1 << 14) // rb)), rb, 4)
     rb = min(_pow2(meta.rlen), 1024)
+    if meta.split:
+        rb = min(rb, 64)
     return LaunchConfig(max(1, min(_pow2(meta.rows), (1 << 14) // rb)), rb, 4)
 
 
-def grid_of(meta: TritonMeta, cfg: LaunchConfig) -> tuple[int]:
-    return (max(1, -(-meta.rows // cfg.XBLOCK)),)
+def grid_of(meta: TritonMeta, cfg: LaunchConfig) -> tuple:
+    blocks = max(1, -(-meta.rows // cfg.XBLOCK))
+    return (blocks, meta.split) if meta.split else (blocks,)
 
 
 class TuneCache:
@@ -127,8 +130,10 @@ class TuneCache:
 class TritonLauncher:
     """Calls one Triton kernel with the configuration chosen for it."""
 
-    def __init__(self, fn: Any, name: str, meta: TritonMeta, tune: TuneCache, interpret: bool):
+    def __init__(self, fn: Any, name: str, meta: TritonMeta, tune: TuneCache, interpret: bool,
+                 fin: Any = None):
         self.fn = fn
+        self.fin = fin   # a split reduction's second function (combines the chunks)
         self.name = name
         self.meta = meta
         self.tune = tune
@@ -143,9 +148,20 @@ class TritonLauncher:
         # what fn[grid](*args, **meta) does, without building the proxy on every launch
         self._run = functools.partial(self.fn.run, grid=self.grid, warmup=False, XBLOCK=cfg.XBLOCK,
                                       RBLOCK=cfg.RBLOCK, num_warps=cfg.num_warps)
+        if self.fin is not None:
+            self._run = functools.partial(self._run_split, self._run, functools.partial(
+                self.fin.run, grid=self.grid[:1], warmup=False, XBLOCK=cfg.XBLOCK, RBLOCK=cfg.RBLOCK,
+                num_warps=cfg.num_warps))
+
+    def _run_split(self, part, fin, *args) -> None:
+        ws = torch.empty(self.meta.n_acc * self.meta.split * self.meta.rows, dtype=torch.float32,
+                         device=args[0].device)
+        part(*args, ws)
+        fin(*args, ws)
 
     def _launch(self, cfg: LaunchConfig, args) -> None:
-        self.fn[grid_of(self.meta, cfg)](*args, XBLOCK=cfg.XBLOCK, RBLOCK=cfg.RBLOCK, num_warps=cfg.num_warps)
+        self._set(cfg)
+        self._run(*args)
 
     def choose(self, args) -> LaunchConfig:
         if self.interpret:
@@ -162,6 +178,7 @@ class TritonLauncher:
             for c in cands:
                 self.timings[c] = do_bench(lambda c=c: self._launch(c, args), warmup=3, rep=10)
             best = min(self.timings, key=self.timings.get)
+            self.cfg = None
         self.tune.put(device, self.name, best)
         return best
 
@@ -180,6 +197,7 @@ def make_launchers(module: Any, kernels: list, tune_path: Optional[str], interpr
     for k in kernels:
         fn = k.meta.fn_name
         if fn not in by_fn:
-            by_fn[fn] = TritonLauncher(getattr(module, fn), fn, k.meta, tune, interpret)
+            fin = getattr(module, fn + "_fin") if k.meta.split else None
+            by_fn[fn] = TritonLauncher(getattr(module, fn), fn, k.meta, tune, interpret, fin)
         out[k.name] = by_fn[fn]
     return out
