@@ -10,6 +10,11 @@ The same fused kernels the C++ renderer turns into loops become Triton programs:
                      so a softmax or layer norm reads its input once. Otherwise
                      each phase loops over the row in RBLOCK chunks, reductions
                      accumulating lane-wise and combining across lanes at the end.
+                     A column reduction with too few column blocks to fill a GPU
+                     is split: chunks of rows into a workspace, then a second
+                     function combines them.
+
+Identical kernels (each layer's copy of a block) become one function.
 
 Sizes are baked in (shapes are static); XBLOCK, RBLOCK and num_warps are chosen
 per kernel at launch (see triton_launch.py). bf16 and fp16 values are computed in
