@@ -44,6 +44,14 @@ class KernelSource:
 
 
 
+def format_terms(terms: dict[str, int], const: int) -> str:
+    """{variable: coefficient} + const as source text: (4*o0 + r0 + 2)."""
+    parts = [f"{c}*{v}" if c != 1 else v for v, c in terms.items()]
+    if const or not parts:
+        parts.append(str(const))
+    return "(" + " + ".join(parts) + ")"
+
+
 class KernelBuilder:
     """Backend-neutral expression walking; subclasses render the syntax."""
 
@@ -198,10 +206,7 @@ class KernelBuilder:
         return terms
 
     def render_lin(self, lin: Lin, var_of) -> str:
-        parts = [f"{c}*{v}" if c != 1 else v for v, c in self.lin_terms(lin, var_of).items()]
-        if lin.const or not parts:
-            parts.append(str(lin.const))
-        return "(" + " + ".join(parts) + ")"
+        return format_terms(self.lin_terms(lin, var_of), lin.const)
 
     def _substituter(self, var_of):
         def subst(s: str) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -32,7 +33,7 @@ import torch
 from ..ir import IndexMap, Node
 from ..views import contiguous_strides
 from ..passes.fuse import Kernel, Schedule, outer_map
-from .kernel import CodegenError, KernelBuilder, KernelSource
+from .kernel import CodegenError, KernelBuilder, KernelSource, format_terms
 
 TL_DTYPE = {
     torch.float32: "tl.float32", torch.float64: "tl.float64", torch.bfloat16: "tl.bfloat16",
@@ -78,6 +79,9 @@ def literal(v, dt: torch.dtype) -> str:
             return 'float("inf")' if v > 0 else 'float("-inf")'
         return repr(v)
     return str(int(v))
+
+
+_TOKEN = re.compile(r"@([LF])(\d+)(?::(\w+))?@")
 
 
 def narrow(expr: str, dt: torch.dtype) -> str:
@@ -294,16 +298,16 @@ class TritonKernelWriter(KernelBuilder):
         i = len(self.lins) - 1
         if not _is_literal(value):
             value = narrow(value, n.dtype)
-        return f"tl.store({self.param(n)} + {addr}@F{i}:{fill}@, {value}, @M{i}@)"
+        mask = "xmask" if fill == "x" else "xrmask"   # a store covers the whole tile of its kind
+        return f"tl.store({self.param(n)} + {addr}@F{i}:{fill}@, {value}, {mask})"
 
     # -- helpers -----------------------------------------------------------------
     def _dims(self, lin) -> set:
         return {d for d, c in enumerate(lin.coef) if c and self.k.shape[d] != 1}
 
-    def _mask_for(self, lin, fill: str = "") -> str:
+    def _mask_for(self, lin) -> str:
+        """A load's mask: the tile dims its address depends on."""
         used = self._dims(lin)
-        if fill:  # a store covers the whole tile of its kind
-            return {"x": "xmask", "xr": "xrmask"}[fill]
         has_o, has_i = bool(used & self.outer), bool(used & self.inner)
         if has_o and has_i:
             return "xrmask"
@@ -328,34 +332,18 @@ class TritonKernelWriter(KernelBuilder):
         return ""
 
     def _subst(self, var_of):
+        """Resolve the tokens the builder left: @L<i>@ a load's mask, @F<i>:<fill>@ a
+        store's zero tile, then (the base's) @A<i>@ addresses."""
         base = self._substituter(var_of)
 
-        def subst(s: str) -> str:
-            out, i = [], 0
-            while True:
-                j = s.find("@", i)
-                if j < 0 or j + 1 >= len(s) or s[j + 1] not in "MFL":
-                    if j < 0:
-                        out.append(s[i:])
-                        break
-                    out.append(s[i:j + 1])
-                    i = j + 1
-                    continue
-                e = s.find("@", j + 1)
-                out.append(s[i:j])
-                tok = s[j + 2:e]
-                if s[j + 1] == "M":
-                    idx, _, fill = tok.partition(":")
-                    out.append(self._mask_for(self.lins[int(idx)], self._store_fill.get(int(idx), "")))
-                elif s[j + 1] == "L":  # a load's mask (none for a load of one fixed element)
-                    mask = self._mask_for(self.lins[int(tok)])
-                    out.append("" if mask == "None" else f", {mask}, other=0")
-                else:
-                    idx, _, fill = tok.partition(":")
-                    out.append(self._fill_for(self.lins[int(idx)], fill))
-                i = e + 1
-            return base("".join(out))
-        return subst
+        def token(m: re.Match) -> str:
+            lin = self.lins[int(m.group(2))]
+            if m.group(1) == "F":
+                return self._fill_for(lin, m.group(3))
+            mask = self._mask_for(lin)   # none for a load of one fixed element
+            return "" if mask == "None" else f", {mask}, other=0"
+
+        return lambda s: base(_TOKEN.sub(token, s))
 
     def render_lin(self, lin, var_of) -> str:
         """As the base renders it, except that where the form walks all the group
@@ -371,10 +359,7 @@ class TritonKernelWriter(KernelBuilder):
                 for v, _ in groups:
                     del terms[v]
                 terms[flat] = c
-        parts = [f"{c}*{v}" if c != 1 else v for v, c in terms.items()]
-        if lin.const or not parts:
-            parts.append(str(lin.const))
-        return "(" + " + ".join(parts) + ")"
+        return format_terms(terms, lin.const)
 
     def _index_lines(self, groups, var: str, prefix: str, pad: str) -> tuple[list[str], dict]:
         """Decompose a flat index into one variable per merged group of dims."""
@@ -401,15 +386,20 @@ class TritonKernelWriter(KernelBuilder):
 
     # -- the kernel ----------------------------------------------------------------
     def render(self) -> KernelSource:
-        self._store_fill: dict[int, str] = {}
         if not self.k.red:
             return self._render_pointwise()
         return self._render_reduction()
 
-    def _store(self, n: Node, value: str, m: IndexMap, fill: str) -> str:
-        line = self.store(n, value, m, fill)
-        self._store_fill[len(self.lins) - 1] = fill
-        return line
+    def _outer_members(self, mbrs, row_cache: dict) -> list[str]:
+        """Per-row members (mean, rstd): computed at the row index, stored, and kept
+        for the members after them."""
+        lines: list[str] = []
+        for mbr in mbrs:
+            rm = outer_map(self.k.shape, self.k.red, mbr.shape)
+            v = self.expr(mbr, rm, lines, row_cache, top=True)
+            lines.append(self.store(mbr, v, rm, "x"))
+            self.row_vals[mbr] = v
+        return lines
 
     def _render_pointwise(self) -> KernelSource:
         k = self.k
@@ -421,7 +411,7 @@ class TritonKernelWriter(KernelBuilder):
         cache: dict = {}
         for mbr in k.members:
             v = self.expr(mbr, ident, lines, cache, top=True)
-            lines.append(self._store(mbr, v, ident, "x"))
+            lines.append(self.store(mbr, v, ident, "x"))
             cache[(mbr, ident)] = v
         groups = self._merge(dims)
         numel = math.prod(k.shape) if k.shape else 1
@@ -444,7 +434,7 @@ class TritonKernelWriter(KernelBuilder):
         rlen = math.prod(k.shape[d] for d in inner_dims)
         # a column reduction (innermost dim kept) loops: its tile must be XBLOCK
         # columns wide for coalesced reads, too wide to hold whole columns
-        column = bool(outer_dims) and bool(inner_dims) and max(outer_dims) > max(inner_dims)
+        column = bool(inner_dims) and self.kind() == "column reduction"
         persistent = rlen <= PERSISTENT_MAX and not column
         split, chunk = self._split_plan(column, rows, rlen)
         if split:
@@ -454,14 +444,8 @@ class TritonKernelWriter(KernelBuilder):
         tile_cache: dict = {}   # persistent: one tile, values shared by all phases
         body: list[str] = []
         for kind, mbrs in self.phases():
-            if kind == "outer":  # per-row values
-                lines = []
-                for mbr in mbrs:
-                    rm = outer_map(k.shape, k.red, mbr.shape)
-                    v = self.expr(mbr, rm, lines, row_cache, top=True)
-                    lines.append(self._store(mbr, v, rm, "x"))
-                    self.row_vals[mbr] = v
-                body += lines
+            if kind == "outer":
+                body += self._outer_members(mbrs, row_cache)
                 continue
             pre: list[str] = []
             lines, after, init = [], [], []
@@ -472,7 +456,7 @@ class TritonKernelWriter(KernelBuilder):
                     self._reduction(mbr, ident, lines, cache, init, after, persistent)
                 else:
                     v = self.expr(mbr, ident, lines, cache, top=True)
-                    lines.append(self._store(mbr, v, ident, "xr"))
+                    lines.append(self.store(mbr, v, ident, "xr"))
             self.hoist = None
             body += pre + init
             if persistent:
@@ -552,15 +536,9 @@ class TritonKernelWriter(KernelBuilder):
             fin.append(f"    {acc} = tl.load(ws + {i * split * rows} + sidx * {rows} + xs, smask, other={ident_v})")
             fin.append("    " + self._combine_line(acc, op, True))
         fin += ["    " + ln for ln in after]
-        row_cache: dict = {}
+        row_cache: dict = {}   # fresh: the values hoisted in the first function do not exist here
         for _, mbrs in outer_phases:
-            for mbr in mbrs:
-                rm = outer_map(k.shape, k.red, mbr.shape)
-                olines: list[str] = []
-                v = self.expr(mbr, rm, olines, row_cache, top=True)
-                olines.append(self._store(mbr, v, rm, "x"))
-                self.row_vals[mbr] = v
-                fin += ["    " + ln for ln in olines]
+            fin += ["    " + ln for ln in self._outer_members(mbrs, row_cache)]
         meta = TritonMeta("reduce", rows * rlen, rows, rlen, False, True, self.bytes_moved(),
                           split=split, n_acc=len(infos))
         subst = self._subst(var_of)
@@ -631,7 +609,7 @@ class TritonKernelWriter(KernelBuilder):
             after.append(f"{acc} = {acc}.to({ct})")
         self.acc[r] = acc
         if r in self.k.stores:
-            after.append(self._store(r, acc, outer_map(self.k.shape, self.k.red, r.shape), "x"))
+            after.append(self.store(r, acc, outer_map(self.k.shape, self.k.red, r.shape), "x"))
         return acc, op, (ident_v if op in ("sum", "prod", "any") else start)
 
     def _wrap(self, code: list[str], var_of: dict, meta: TritonMeta) -> KernelSource:
