@@ -16,12 +16,14 @@ import importlib.util
 import os
 import sys
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
 import torch
 
+from ...fsutil import PRIVATE_FILE_MODE, atomic_write_text
 from . import build as build_mod
 from .kernel import CodegenError, KernelSource
 
@@ -44,7 +46,7 @@ class CppBackend:
         return render(sched)
 
     def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str) -> Built:
-        lib, so_path, hit = build_mod.build(src, cache_dir, name)
+        lib, so_path, hit = build_mod.build(src, cache_dir, name, symbols=[k.name for k in kernels])
         fns = {}
         for k in kernels:
             fn = getattr(lib, k.name)
@@ -78,12 +80,12 @@ class TritonBackend:
 
         from .triton_launch import make_launchers
         key = hashlib.sha256(f"{src}\0{triton.__version__}".encode()).hexdigest()[:32]
-        out_dir = Path(cache_dir) / "triton" / key[:2]
-        path = out_dir / f"kernels_{key}.py"   # content-addressed: any graph with this source shares it
-        hit = path.exists()
-        if not hit:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            build_mod._atomic_write(path, src.encode())
+        path = build_mod.cache_folder(cache_dir, "triton", key) / f"kernels_{key}.py"
+        # content-addressed: any graph with this source shares it
+        with build_mod.entry_lock(path):
+            hit = _cached_module_matches(path, src)
+            if not hit:
+                atomic_write_text(path, src, mode=PRIVATE_FILE_MODE)
         mod_name = f"bessemer_triton_{key}"
         with _import_lock:
             mod = sys.modules.get(mod_name)
@@ -100,6 +102,22 @@ class TritonBackend:
 
     def call(self, k: KernelSource, args: list[str]) -> str:
         return f"{k.name}({', '.join(args)})"
+
+
+def _cached_module_matches(path: Path, src: str) -> bool:
+    """Whether the cached module holds exactly `src`; one that does not (truncated, corrupt,
+    written by another version) is rewritten, with one warning."""
+    if not path.exists():
+        return False
+    try:
+        if path.read_text() == src:
+            return True
+        why = "its content differs from the kernels'"
+    except (OSError, UnicodeDecodeError) as e:
+        why = str(e)
+    warnings.warn(f"bessemer: kernel cache entry {path} cannot be used ({why}); rewriting it",
+                  RuntimeWarning, stacklevel=3)
+    return False
 
 
 def graph_device(example_inputs) -> torch.device:

@@ -1,21 +1,30 @@
 """Build C++ sources into shared libraries with the system compiler.
 
 The cache is content-addressed: the key hashes the source, the compiler's
-version and the flags. A library is written under a temporary name and renamed
-into place atomically, so two processes building the same kernel at once never
-see a half-written file, and a failed build leaves nothing behind.
+version and the flags. It is private: its folders are created 0700 and its files
+0600, and a folder owned by another user is refused. One file lock per entry
+makes processes and ranks that need the same kernel at once build it once. A
+library is written under a temporary name and renamed into place, so no reader
+sees half of one and a failed build leaves nothing behind; an entry that does not
+load (truncated, corrupt, built by another compiler) is rebuilt with one warning.
 """
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import functools
 import hashlib
 import os
 import subprocess
 import sys
-import tempfile
 import threading
+import warnings
 from pathlib import Path
+from typing import Sequence
+
+from filelock import FileLock
+
+from ...fsutil import PRIVATE_FILE_MODE, atomic_file, atomic_write_text, private_dir
 
 
 class BuildError(RuntimeError):
@@ -73,9 +82,14 @@ def build_flags() -> tuple[str, ...]:
     return tuple(flags)
 
 
+# The layout of a cache entry (library, source, checksum); entries of another layout are
+# never looked at.
+CACHE_FORMAT = "2"
+
+
 def cache_key(source: str, extra: str = "") -> str:
     h = hashlib.sha256()
-    for part in (source, compiler_version(), " ".join(build_flags()), cpu_model(), extra):
+    for part in (source, compiler_version(), " ".join(build_flags()), cpu_model(), CACHE_FORMAT, extra):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:32]
@@ -85,47 +99,83 @@ _lock = threading.Lock()
 _loaded: dict[str, ctypes.CDLL] = {}
 
 
-def build(source: str, cache_dir: str, name: str = "kernels") -> tuple[ctypes.CDLL, str, bool]:
+def cache_folder(cache_dir: str, kind: str, key: str) -> Path:
+    """`<cache_dir>/<kind>/<key[:2]>`, each level made owner-only (0700) and checked to be
+    ours: a library another user could write would be loaded and run in our process."""
+    private_dir(Path(cache_dir) / kind)
+    return private_dir(Path(cache_dir) / kind / key[:2])
+
+
+def entry_lock(path: Path) -> FileLock:
+    """The lock of one cache entry, held while it is checked, built or repaired: processes
+    and ranks that want the same kernel at once build it once, the others then load it."""
+    return FileLock(str(path) + ".lock", mode=PRIVATE_FILE_MODE)
+
+
+def build(source: str, cache_dir: str, name: str = "kernels",
+          symbols: Sequence[str] = ()) -> tuple[ctypes.CDLL, str, bool]:
     """Compile `source` (or take it from the cache) and load it.
 
-    Returns (library, path of the .so, whether it came from the cache).
+    Returns (library, path of the .so, whether it came from the cache). A cached
+    library that does not load, lacks one of `symbols`, or sits beside a source
+    other than `source` (truncated, corrupt, planted) is rebuilt, with one warning.
     """
     key = cache_key(source)
-    out_dir = Path(cache_dir) / "kernels" / key[:2]
+    out_dir = cache_folder(cache_dir, "kernels", key)
     so_path = out_dir / f"{name}_{key}.so"
     with _lock:
         lib = _loaded.get(str(so_path))
         if lib is not None:
             return lib, str(so_path), True
-    hit = so_path.exists()
-    if not hit:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        src_path = out_dir / f"{name}_{key}.cpp"
-        _atomic_write(src_path, source.encode())
-        fd, tmp = tempfile.mkstemp(dir=out_dir, suffix=".so.tmp")
-        os.close(fd)
-        try:
-            cmd = [*compiler_cmd(), *build_flags(), str(src_path), "-o", tmp, "-lgomp"]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise BuildError(f"{compiler_cmd()[0]} failed on {src_path}:\n{proc.stderr.strip()[-4000:]}")
-            os.replace(tmp, so_path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    lib = ctypes.CDLL(str(so_path))
+    src_path = out_dir / f"{name}_{key}.cpp"
+    with entry_lock(so_path):
+        lib = _load_cached(so_path, src_path, source, symbols) if so_path.exists() else None
+        hit = lib is not None
+        if not hit:
+            _compile(source, src_path, so_path)
+            atomic_write_text(_digest_path(so_path), _digest(so_path), mode=PRIVATE_FILE_MODE)
+            lib = ctypes.CDLL(str(so_path))
     with _lock:
         _loaded[str(so_path)] = lib
     return lib, str(so_path), hit
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+def _load_cached(so_path: Path, src_path: Path, source: str, symbols: Sequence[str]) -> ctypes.CDLL | None:
+    """The cached library, or None (with one warning, the entry removed) when it cannot serve."""
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        if not src_path.is_file() or src_path.read_text() != source:
+            raise OSError("its source is missing or differs from the kernel's")
+        # Checked before loading: the loader maps a truncated library and dies touching it.
+        digest = _digest_path(so_path)
+        if not digest.is_file() or digest.read_text().strip() != _digest(so_path):
+            raise OSError("its checksum is missing or does not match")
+        lib = ctypes.CDLL(str(so_path))
+        missing = [s for s in symbols if not hasattr(lib, s)]
+        if missing:
+            # Unloaded, or loading the rebuilt library at this path would hand this one back.
+            _ctypes.dlclose(lib._handle)
+            raise OSError(f"it lacks {', '.join(missing[:3])}")
+        return lib
+    except (OSError, UnicodeDecodeError) as e:
+        warnings.warn(f"bessemer: kernel cache entry {so_path} cannot be used ({e}); rebuilding it",
+                      RuntimeWarning, stacklevel=3)
+        for p in (so_path, src_path, _digest_path(so_path)):
+            p.unlink(missing_ok=True)
+        return None
+
+
+def _digest_path(so_path: Path) -> Path:
+    return so_path.with_suffix(".sha256")
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _compile(source: str, src_path: Path, so_path: Path) -> None:
+    atomic_write_text(src_path, source, mode=PRIVATE_FILE_MODE)
+    with atomic_file(so_path, mode=PRIVATE_FILE_MODE) as tmp:
+        cmd = [*compiler_cmd(), *build_flags(), str(src_path), "-o", str(tmp), "-lgomp"]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise BuildError(f"{compiler_cmd()[0]} failed on {src_path}:\n{proc.stderr.strip()[-4000:]}")
