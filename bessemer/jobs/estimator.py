@@ -7,13 +7,17 @@
     est.model_data          # runs/<job-name>/output/model.tar.gz
 
 Parameter names follow the SageMaker Python SDK where they mean the same thing,
-so estimator code written for it carries over. Everything is checked here, at
+so estimator code written for it carries over; its other arguments are sorted in
+sagemaker_args.py (cloud-only: accepted and named in the log; unsupported: one
+ValueError saying what to use instead). Everything is checked here, at
 construction (and the channels at fit()), with a ValueError naming the field.
+
+    PyTorch.attach("job-name", output_path="runs")   an estimator bound to an earlier job
 """
 from __future__ import annotations
 
+import dataclasses
 import json
-import logging
 import math
 import os
 import re
@@ -21,31 +25,27 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, Optional, Union
 
-from ..config import TrainingCompilerConfig
+from ..config import ENV_CONFIG, ENV_DEBUG, TrainingCompilerConfig
+from .checkpoints import check_checkpoint_path, in_process_only
 from .contract import check_env_names, compiler_environment
 from .engines import Engine, JobSpec, get_engine
 from .errors import JobFailedError, JobStoppedError
 from .job import TrainingJob
 from .layout import JobDir, copy_source, link_channels
 from .metrics import validate_definitions
+from .sagemaker_args import cloud_note, split_sagemaker_options
 from .store import FAILED, JobRecord, JobStore
 
 __all__ = ["Estimator", "PyTorch", "HuggingFace", "TrainingJob", "JobFailedError", "JobStoppedError"]
-
-log = logging.getLogger("bessemer.jobs")
 
 DEFAULT_MAX_RUN = 24 * 60 * 60  # seconds, SageMaker's default
 # SageMaker's rule for job names: letters, digits and single-or-more hyphens between them, 63 at most.
 _JOB_NAME = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
 _JOB_NAME_MAX = 63
 _CHANNEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-# SageMaker estimator arguments that mean nothing on this machine: accepted so that
-# estimator code carries over unchanged, and otherwise ignored.
-_SAGEMAKER_ONLY = frozenset({
-    "role", "instance_type", "framework_version", "py_version", "pytorch_version",
-    "transformers_version", "sagemaker_session", "volume_size", "tags", "disable_profiler",
-    "debugger_hook_config", "max_wait", "use_spot_instances", "subnets", "security_group_ids",
-})
+MAX_RETRIES = 30  # SageMaker's limit on retry attempts
+# distribution= switches, as the SageMaker SDK spells them, that bessemer runs with torchrun.
+_TORCHRUN_DISTRIBUTIONS = ("torch_distributed", "pytorchddp")
 
 
 class Estimator:
@@ -58,24 +58,40 @@ class Estimator:
                  source_dir: Optional[Union[str, os.PathLike]] = None,
                  hyperparameters: Optional[Mapping[str, Any]] = None,
                  instance_count: int = 1,
-                 processes_per_instance: int = 1,
+                 processes_per_instance: Optional[int] = None,
                  environment: Optional[Mapping[str, str]] = None,
                  compiler_config: Optional[TrainingCompilerConfig] = None,
                  metric_definitions: Optional[list[dict[str, str]]] = None,
                  output_path: Union[str, os.PathLike] = "runs",
                  base_job_name: Optional[str] = None,
                  max_run: Optional[float] = DEFAULT_MAX_RUN,
+                 checkpoint_path: Optional[Union[str, os.PathLike]] = None,
+                 max_retries: int = 0,
+                 distribution: Optional[Mapping[str, Any]] = None,
+                 metrics_csv: bool = False,
                  engine: Union[str, Engine] = "local",
                  **sagemaker_options: Any):
-        unknown = set(sagemaker_options) - _SAGEMAKER_ONLY
-        if unknown:
-            raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s) {sorted(unknown)}")
-        if sagemaker_options:
-            log.info("bessemer: ignoring SageMaker-only estimator arguments %s", sorted(sagemaker_options))
+        self.cloud_arguments, renamed = split_sagemaker_options(type(self).__name__, sagemaker_options)
+        if "checkpoint_path" in renamed:
+            if checkpoint_path is not None:
+                raise ValueError("checkpoint_path and checkpoint_s3_uri name the same thing: give one")
+            checkpoint_path = renamed["checkpoint_path"]
+        if "max_retries" in renamed:
+            if max_retries:
+                raise ValueError("max_retries and max_retry_attempts name the same thing: give one")
+            max_retries = renamed["max_retries"]
         self.source_dir, self.entry_point = _check_entry_point(entry_point, source_dir)
         self.hyperparameters = _check_hyperparameters(hyperparameters)
         self.instance_count = _check_count("instance_count", instance_count)
-        self.processes_per_instance = _check_count("processes_per_instance", processes_per_instance)
+        if processes_per_instance is not None:
+            _check_count("processes_per_instance", processes_per_instance)
+        self.distribution = distribution
+        self.processes_per_instance, self.distributed = _check_distribution(distribution, processes_per_instance)
+        self.checkpoint_path = check_checkpoint_path("checkpoint_path", checkpoint_path)
+        self.max_retries = _check_retries(max_retries)
+        if not isinstance(metrics_csv, bool):
+            raise ValueError(f"metrics_csv must be True or False, got {metrics_csv!r}")
+        self.metrics_csv = metrics_csv
         self.environment = _check_environment(environment)
         if compiler_config is None:
             compiler_config = TrainingCompilerConfig()
@@ -101,6 +117,10 @@ class Estimator:
         Ctrl-C stops the job. Without `wait`, return once the job has started."""
         channels = _check_inputs(inputs)
         stream_logs = _check_logs(logs)
+        if not wait and in_process_only(self.checkpoint_path):
+            raise ValueError(f"checkpoint_path {self.checkpoint_path!r} lives in this process's memory, and a "
+                             "job started with wait=False runs in another process: use a folder or a "
+                             "remote URL, or fit(wait=True)")
         store = JobStore(self.output_path)
         record = self._record(channels)
         if job_name is not None:
@@ -128,7 +148,8 @@ class Estimator:
             inputs={k: str(v) for k, v in channels.items()},
             hyperparameters=self.hyperparameters, compiler_config=self.compiler_config.to_dict(),
             instance_count=self.instance_count, processes_per_instance=self.processes_per_instance,
-            max_run=self.max_run, creation_time=time.time())
+            max_run=self.max_run, creation_time=time.time(), checkpoint_path=self.checkpoint_path,
+            max_retries=self.max_retries)
 
     def _prepare(self, name: str, channels: Mapping[str, Path]) -> JobSpec:
         """Make the job's folder and describe what the engine must run."""
@@ -150,7 +171,11 @@ class Estimator:
             environment={**self.environment, **compiler_env},
             startup_hooks=job_config.enabled, max_run=self.max_run,
             metric_definitions=self.metric_definitions,
-            banner=self._banner(name, job_config))
+            banner=self._banner(name, job_config),
+            source_dir=str(self.source_dir or Path(self.entry_point).parent),
+            distributed=self.distributed, checkpoint_path=self.checkpoint_path,
+            max_retries=self.max_retries, metrics_csv=self.metrics_csv,
+            compiler_enabled=job_config.enabled)
         spec.save(job.spec_file)
         return spec
 
@@ -163,7 +188,52 @@ class Estimator:
                 lines.append(f"bessemer: compiler debug mode on: artifacts go to {config.debug_dir}")
         else:
             lines.append("bessemer: training compiler disabled (enabled=False): the script runs eagerly")
-        return lines
+        if self.distribution and self.distributed:
+            lines.append(f"bessemer: distribution {sorted(self.distribution)[0]}: torchrun with "
+                         f"{self.processes_per_instance} process(es)")
+        if self.checkpoint_path:
+            lines.append(f"bessemer: checkpoints kept at {self.checkpoint_path}")
+        if self.max_retries:
+            lines.append(f"bessemer: a failed attempt is restarted up to {self.max_retries} time(s)")
+        return lines + cloud_note(self.cloud_arguments)
+
+    @classmethod
+    def attach(cls, training_job_name: str, output_path: Union[str, os.PathLike] = "runs",
+               **sagemaker_options: Any) -> "Estimator":
+        """An estimator bound to the job `training_job_name` under `output_path`, as the job
+        was described: `describe()`, `logs()`, `model_data` act on that job, and `fit()`
+        runs it again as a new job. (SageMaker's sagemaker_session= is accepted and unused.)"""
+        split_sagemaker_options(f"{cls.__name__}.attach", sagemaker_options)
+        job = TrainingJob.attach(training_job_name, output_path)
+        rec = job.record()
+        if cls is not Estimator and rec.framework != cls.framework:
+            other = {"pytorch": "PyTorch", "huggingface": "HuggingFace"}.get(rec.framework, "Estimator")
+            raise ValueError(f"training job {training_job_name} is a {rec.framework} job: use {other}.attach")
+        est = cls.__new__(cls)
+        spec = _recorded_spec(job)
+        config = {k: v for k, v in rec.compiler_config.items()
+                  if k in {f.name for f in dataclasses.fields(TrainingCompilerConfig)}}
+        est.source_dir = Path(rec.source_dir) if rec.source_dir else None
+        est.entry_point = rec.entry_point
+        est.hyperparameters = dict(rec.hyperparameters)
+        est.instance_count = rec.instance_count
+        est.processes_per_instance = rec.processes_per_instance
+        est.distributed = bool(spec.get("distributed", False))
+        est.distribution = {"torch_distributed": {"enabled": True}} if est.distributed else None
+        est.environment = {k: v for k, v in spec.get("environment", {}).items()
+                           if k not in (ENV_CONFIG, ENV_DEBUG)}
+        est.compiler_config = TrainingCompilerConfig.from_dict({**config, "debug_dir": None})
+        est.metric_definitions = list(spec.get("metric_definitions", []))
+        est.output_path = job.output_path
+        est.base_job_name = _base_of(training_job_name)
+        est.max_run = rec.max_run
+        est.checkpoint_path = rec.checkpoint_path
+        est.max_retries = rec.max_retries
+        est.metrics_csv = bool(spec.get("metrics_csv", False))
+        est.cloud_arguments = []
+        est.engine = get_engine(rec.engine) if rec.engine == "local" else get_engine("local")
+        est.latest_training_job = job
+        return est
 
     # -- the latest job -----------------------------------------------------------------
     def _latest(self) -> TrainingJob:
@@ -188,7 +258,9 @@ class Estimator:
         return self._latest().stop()
 
     def logs(self) -> None:
-        self._latest().logs()
+        """Print the latest job's log and follow it to the job's end, as SageMaker's logs()
+        does; raises JobFailedError (JobStoppedError) unless the job completed."""
+        self._latest().wait(logs=True)
 
     def metrics(self) -> dict[str, list[Optional[float]]]:
         return self._latest().metrics()
@@ -252,6 +324,52 @@ def _check_hyperparameters(hps: Any) -> dict[str, Any]:
                              f"({type(value).__name__}: {e})") from None
     check_env_names("hyperparameters", list(hps))
     return json.loads(json.dumps(dict(hps)))  # a private, plain-JSON copy
+
+
+def _recorded_spec(job: TrainingJob) -> dict[str, Any]:
+    try:
+        return json.loads(job.job_dir.spec_file.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _base_of(job_name: str) -> str:
+    """The base name a generated job name was made from (`demo-2024-...` -> `demo`)."""
+    m = re.match(r"^(.*?)-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-\d{3}(-[0-9a-f]{4})?$", job_name)
+    base = m.group(1) if m else job_name
+    return base[: _JOB_NAME_MAX - 24].rstrip("-") or "bessemer-training"
+
+
+def _check_distribution(distribution: Any, processes: Optional[int]) -> tuple[int, bool]:
+    """(processes per instance, whether to launch under torchrun) for SageMaker's
+    distribution= switch: torch_distributed / pytorchddp launch one process per GPU
+    (processes_per_instance when given; one on a machine without a GPU)."""
+    if distribution is None:
+        return processes or 1, (processes or 1) > 1
+    if not isinstance(distribution, Mapping) or len(distribution) != 1:
+        raise ValueError("distribution must be one switch, e.g. {'torch_distributed': {'enabled': True}}, "
+                         f"got {distribution!r}")
+    [(kind, options)] = distribution.items()
+    if kind not in _TORCHRUN_DISTRIBUTIONS:
+        raise ValueError(f"distribution {kind!r} is not supported: bessemer runs data-parallel jobs with torchrun; "
+                         "use distribution={'torch_distributed': {'enabled': True}} and processes_per_instance=N "
+                         "(--processes N)")
+    if not isinstance(options, Mapping) or set(options) - {"enabled"} or \
+            not isinstance(options.get("enabled", False), bool):
+        raise ValueError(f"distribution[{kind!r}] must be {{'enabled': True}} or {{'enabled': False}}, got "
+                         f"{options!r}")
+    if not options.get("enabled", False):
+        return processes or 1, (processes or 1) > 1
+    if processes is None:
+        import torch
+        processes = torch.cuda.device_count() if torch.cuda.is_available() else 1
+    return max(processes, 1), True
+
+
+def _check_retries(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_RETRIES:
+        raise ValueError(f"max_retries must be an int from 0 to {MAX_RETRIES}, got {value!r}")
+    return value
 
 
 def _check_count(name: str, value: Any) -> int:

@@ -38,14 +38,16 @@ def reconcile(store: JobStore, record: JobRecord) -> JobRecord:
 class TrainingJob:
     """A training job started by an estimator (or found again by name with `attach`)."""
 
-    def __init__(self, name: str, output_path: str | Path):
+    def __init__(self, name: str, output_path: str | Path, create: bool = True):
         self.name = name
         self.output_path = Path(output_path).resolve()
-        self.store = JobStore(self.output_path)
+        self.store = JobStore(self.output_path, create=create)
 
     @classmethod
     def attach(cls, name: str, output_path: str | Path = "runs") -> "TrainingJob":
-        job = cls(name, output_path)
+        """The job `name` under `output_path`; ValueError (saying where to look) when there is
+        none. Creates nothing."""
+        job = cls(name, output_path, create=False)
         job.record()  # raises ValueError for an unknown name
         return job
 
@@ -74,7 +76,7 @@ class TrainingJob:
         return str(self.job_dir.log)
 
     def describe(self) -> dict[str, Any]:
-        return self.record().describe(self.store.metrics(self.name))
+        return self.record().describe(self.store.metrics(self.name), self.store.attempts(self.name))
 
     def metrics(self) -> dict[str, list[Optional[float]]]:
         """{metric name: values in step order}, as parsed from the log by metric_definitions."""

@@ -7,8 +7,10 @@
       model/                  what the script saves; packed to output/model.tar.gz at the end
       output/data/            the script's other outputs; compiler/ holds debug artifacts
       output/model.tar.gz     the model artifact
+      output/tensorboard/     the job's metrics as TensorBoard event files
+      output/metrics.csv      the same as CSV, when asked for (--metrics-csv)
       output/failure          why the job failed or stopped (absent when it completed)
-      checkpoints/            the script's checkpoints
+      checkpoints/            the script's checkpoints (kept in sync with checkpoint_path)
       job.log                 everything the job printed
       job.json                what the engine was asked to run
 """
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from ..fsutil import atomic_file, atomic_write_text
 from .contract import ContractPaths
 
 # Never copied from source_dir: version control, caches and virtual environments.
@@ -69,6 +72,14 @@ class JobDir:
     @property
     def model_tar(self) -> Path:
         return self.output / "model.tar.gz"
+
+    @property
+    def tensorboard(self) -> Path:
+        return self.output / "tensorboard"
+
+    @property
+    def metrics_csv(self) -> Path:
+        return self.output / "metrics.csv"
 
     @property
     def failure_file(self) -> Path:
@@ -153,15 +164,14 @@ def write_input_config(job: JobDir, hyperparameters: Mapping, channels: Iterable
         "resourceconfig.json": {"current_host": current_host, "hosts": hosts},
     }
     for fname, content in files.items():
-        (job.input_config / fname).write_text(json.dumps(content, indent=2, sort_keys=True))
+        atomic_write_text(job.input_config / fname, json.dumps(content, indent=2, sort_keys=True))
 
 
 def pack_model(job: JobDir) -> Path:
     """Pack the contents of model/ (at the archive's root, as SageMaker does) into
     output/model.tar.gz; written to a temporary name first so a reader never sees half."""
-    tmp = job.model_tar.with_name(job.model_tar.name + ".tmp")
-    with tarfile.open(tmp, "w:gz") as tar:
-        for entry in sorted(os.listdir(job.model)):
-            tar.add(job.model / entry, arcname=entry)
-    os.replace(tmp, job.model_tar)
+    with atomic_file(job.model_tar) as tmp:
+        with tarfile.open(tmp, "w:gz") as tar:
+            for entry in sorted(os.listdir(job.model)):
+                tar.add(job.model / entry, arcname=entry)
     return job.model_tar

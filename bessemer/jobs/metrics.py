@@ -52,19 +52,26 @@ def validate_definitions(definitions: Optional[Sequence[Any]]) -> list[MetricDef
     return out
 
 
+def parse_line(line: str, definitions: Sequence[MetricDefinition]) -> list[tuple[str, float]]:
+    """[(name, value)] for every match in one line; matches whose value is not a number
+    are skipped."""
+    found: list[tuple[str, float]] = []
+    for d in definitions:
+        for m in d.regex.finditer(line):
+            try:
+                found.append((d.name, float(m.group(1))))
+            except (TypeError, ValueError):
+                continue
+    return found
+
+
 def parse_metrics(lines: Iterable[str], definitions: Sequence[MetricDefinition]
                   ) -> list[tuple[str, int, float]]:
-    """[(name, step, value)] for every match, in log order; matches whose value is
-    not a number are skipped."""
+    """[(name, step, value)] for every match, in log order."""
     steps = {d.name: 0 for d in definitions}
     points: list[tuple[str, int, float]] = []
     for line in lines:
-        for d in definitions:
-            for m in d.regex.finditer(line):
-                try:
-                    value = float(m.group(1))
-                except (TypeError, ValueError):
-                    continue
-                points.append((d.name, steps[d.name], value))
-                steps[d.name] += 1
+        for name, value in parse_line(line, definitions):
+            points.append((name, steps[name], value))
+            steps[name] += 1
     return points

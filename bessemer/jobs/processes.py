@@ -1,49 +1,49 @@
-"""Looking at and signalling the processes of a job on this machine."""
+"""Looking at and signalling the processes of a job on this machine (through psutil)."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import Iterator
 
-_PROC = Path("/proc")
+import psutil
 
-
-def _stat_fields(pid_dir: Path) -> list[str] | None:
-    try:
-        stat = (pid_dir / "stat").read_text()
-    except OSError:
-        return None
-    # "pid (comm) state ppid pgrp ...": comm may hold spaces, so split after its last ')'.
-    return stat[stat.rfind(")") + 2:].split()
+_ENDED = (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
 
 
 def process_running(pid: int) -> bool:
     """Whether `pid` runs (a zombie, which has ended and only waits to be reaped, does not)."""
-    if _PROC.is_dir():
-        fields = _stat_fields(_PROC / str(pid))
-        return bool(fields) and fields[0] not in ("Z", "X")
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return psutil.Process(pid).status() not in _ENDED
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
+    except psutil.AccessDenied:
         return True
-    return True
+
+
+def group_processes(pgid: int) -> Iterator[psutil.Process]:
+    """The running processes of the process group `pgid` (zombies excluded)."""
+    for proc in psutil.process_iter(["status"]):
+        try:
+            if proc.info["status"] not in _ENDED and os.getpgid(proc.pid) == pgid:
+                yield proc
+        except (ProcessLookupError, psutil.Error):
+            continue
 
 
 def group_alive(pgid: int) -> bool:
-    """Whether any process of the process group `pgid` still runs (zombies do not count)."""
-    if not _PROC.is_dir():
+    """Whether any process of the process group `pgid` still runs."""
+    return next(group_processes(pgid), None) is not None
+
+
+def group_memory(pgid: int) -> int:
+    """Bytes resident in memory over the processes of the group `pgid` now (shared pages
+    count once per process, as `ps` shows them)."""
+    total = 0
+    for proc in group_processes(pgid):
         try:
-            os.killpg(pgid, 0)
-            return True
-        except (ProcessLookupError, PermissionError):
-            return False
-    for entry in _PROC.iterdir():
-        if entry.name.isdigit():
-            fields = _stat_fields(entry)
-            if fields and len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-                return True
-    return False
+            total += proc.memory_info().rss
+        except psutil.Error:
+            continue
+    return total
 
 
 def signal_group(pgid: int, sig: int) -> None:
@@ -51,3 +51,14 @@ def signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def group_open_files(pgid: int) -> list[str]:
+    """Paths of the regular files the processes of the group `pgid` have open."""
+    paths: list[str] = []
+    for proc in group_processes(pgid):
+        try:
+            paths += [f.path for f in proc.open_files()]
+        except psutil.Error:
+            continue
+    return paths

@@ -1,9 +1,12 @@
 """Job records in an embedded SQLite database (`<output_path>/jobs.sqlite`).
 
 One row per job (name, status, times, hyperparameters, compiler config, failure
-reason, ...) and one row per metric data point. Every call opens its own short
-connection, so the estimator, a job's supervisor and `bessemer jobs` in another
-shell may all use one database at once (WAL journal, waits on a busy lock).
+reason, compile summary, ...), one row per attempt of a job (a failed attempt is
+restarted up to max_retries times) and one row per metric data point. Every call
+opens its own short connection, so the estimator, a job's supervisor and
+`bessemer jobs` in another shell may all use one database at once (WAL journal,
+waits on a busy lock). Commands that only read (`JobStore(path, create=False)`)
+never create a database.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 DB_NAME = "jobs.sqlite"
 
@@ -53,18 +56,35 @@ CREATE TABLE IF NOT EXISTS jobs (
     stop_requested INTEGER NOT NULL DEFAULT 0,
     supervisor_pid INTEGER,
     host TEXT,
-    pgid INTEGER
+    pgid INTEGER,
+    checkpoint_path TEXT,
+    max_retries INTEGER,
+    compile_summary TEXT,
+    peak_memory_bytes INTEGER
 );
 CREATE TABLE IF NOT EXISTS metrics (
     job TEXT NOT NULL,
     name TEXT NOT NULL,
     step INTEGER NOT NULL,
     value REAL,
+    time REAL,
     PRIMARY KEY (job, name, step)
 );
+CREATE TABLE IF NOT EXISTS attempts (
+    job TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    start_time REAL,
+    end_time REAL,
+    exit_code INTEGER,
+    reason TEXT,
+    PRIMARY KEY (job, attempt)
+);
 """
+# Columns added to a table after its first version: (table, column).
+_LATER_COLUMNS = (("metrics", "time"),)
 
-_JSON_FIELDS = ("inputs", "hyperparameters", "compiler_config")
+_JSON_FIELDS = ("inputs", "hyperparameters", "compiler_config", "compile_summary")
 
 
 @dataclass
@@ -93,16 +113,19 @@ class JobRecord:
     supervisor_pid: Optional[int] = None   # the process watching the job, on `host`
     host: Optional[str] = None
     pgid: Optional[int] = None             # the process group of the job's processes, on `host`
+    checkpoint_path: Optional[str] = None  # folder or fsspec URL the checkpoints are kept at
+    max_retries: int = 0
+    compile_summary: dict = field(default_factory=dict)
+    peak_memory_bytes: Optional[int] = None  # resident memory of the job's processes, summed, at most
 
     @property
     def done(self) -> bool:
         return self.status in TERMINAL
 
-    def describe(self, metrics: dict[str, list[tuple[int, Optional[float]]]]) -> dict[str, Any]:
+    def describe(self, metrics: dict[str, list[tuple[int, Optional[float]]]],
+                 attempts: Sequence["Attempt"] = ()) -> dict[str, Any]:
         """The record in the shape of SageMaker's DescribeTrainingJob, plus bessemer's fields."""
-        def ts(t):
-            return datetime.fromtimestamp(t, tz=timezone.utc) if t is not None else None
-
+        ts = _ts
         end = self.end_time if self.end_time is not None else (time.time() if self.start_time else None)
         out: dict[str, Any] = {
             "TrainingJobName": self.name,
@@ -120,6 +143,9 @@ class JobRecord:
             "ResourceConfig": {"InstanceCount": self.instance_count,
                                "ProcessesPerInstance": self.processes_per_instance},
             "StoppingCondition": {"MaxRuntimeInSeconds": self.max_run},
+            "CheckpointConfig": {"S3Uri": self.checkpoint_path} if self.checkpoint_path else None,
+            "RetryStrategy": {"MaximumRetryAttempts": self.max_retries or 0},
+            "Attempts": [a.describe() for a in attempts],
             "FinalMetricDataList": [{"MetricName": n, "Value": pts[-1][1]}
                                     for n, pts in sorted(metrics.items()) if pts],
             "Metrics": {n: [{"Step": s, "Value": v} for s, v in pts] for n, pts in sorted(metrics.items())},
@@ -130,17 +156,52 @@ class JobRecord:
             "JobDir": self.job_dir,
             "LogPath": self.log_path,
             "ExitCode": self.exit_code,
+            "CompileSummary": self.compile_summary or None,
+            "PeakMemoryMiB": (round(self.peak_memory_bytes / 2**20, 1)
+                              if self.peak_memory_bytes is not None else None),
         }
         return out
+
+
+@dataclass
+class Attempt:
+    """One run of a job's processes; a failed attempt is followed by another while
+    max_retries allows."""
+
+    attempt: int
+    status: str
+    start_time: Optional[float] = None
+    end_time: Optional[float] = None
+    exit_code: Optional[int] = None
+    reason: Optional[str] = None
+
+    def describe(self) -> dict[str, Any]:
+        return {"Attempt": self.attempt, "Status": self.status, "StartTime": _ts(self.start_time),
+                "EndTime": _ts(self.end_time), "ExitCode": self.exit_code, "Reason": self.reason}
+
+
+def _ts(t: Optional[float]) -> Optional[datetime]:
+    return datetime.fromtimestamp(t, tz=timezone.utc) if t is not None else None
 
 
 class JobNameTaken(ValueError):
     pass
 
 
+class NoJobStore(ValueError):
+    """A command that only reads was pointed at a folder without jobs."""
+
+
+class UnknownJob(ValueError):
+    """No job of that name in the store."""
+
+
 class JobStore:
-    def __init__(self, output_path: str | Path):
+    def __init__(self, output_path: str | Path, create: bool = True):
         self.path = Path(output_path) / DB_NAME
+        if not create and not self.path.is_file():
+            raise NoJobStore(f"no jobs in {Path(output_path).resolve()} (there is no {DB_NAME}); pass "
+                             "--output-path (output_path=) of the folder the jobs were started with")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
@@ -191,8 +252,16 @@ class JobStore:
             db.row_factory = sqlite3.Row
             row = db.execute("SELECT * FROM jobs WHERE name = ?", (name,)).fetchone()
         if row is None:
-            raise ValueError(f"job_name: no job named {name!r} in {self.path}")
+            raise UnknownJob(self._unknown(name))
         return _from_row(row)
+
+    def _unknown(self, name: str) -> str:
+        with self._connect() as db:
+            names = [r[0] for r in db.execute("SELECT name FROM jobs ORDER BY creation_time DESC LIMIT 4")]
+        known = (f"the latest: {', '.join(names[:3])}{', ...' if len(names) > 3 else ''}" if names
+                 else "it has none")
+        return (f"no job named {name!r} in {self.path.parent} ({known}); `bessemer jobs list` shows "
+                "them, --output-path (output_path=) picks another folder")
 
     def list(self, status: Optional[str] = None, limit: Optional[int] = None) -> list[JobRecord]:
         """Records, newest first."""
@@ -244,36 +313,71 @@ class JobStore:
             row = db.execute("SELECT stop_requested FROM jobs WHERE name = ?", (name,)).fetchone()
         return bool(row and row[0])
 
+    # -- attempts -------------------------------------------------------------------
+    def start_attempt(self, name: str, attempt: int) -> None:
+        with self._connect() as db:
+            db.execute("INSERT OR REPLACE INTO attempts (job, attempt, status, start_time) VALUES (?, ?, ?, ?)",
+                       (name, attempt, IN_PROGRESS, time.time()))
+
+    def end_attempt(self, name: str, attempt: int, status: str, exit_code: Optional[int],
+                    reason: Optional[str]) -> None:
+        with self._connect() as db:
+            db.execute("UPDATE attempts SET status = ?, end_time = ?, exit_code = ?, reason = ? "
+                       "WHERE job = ? AND attempt = ? AND status = ?",
+                       (status, time.time(), exit_code, reason, name, attempt, IN_PROGRESS))
+
+    def attempts(self, name: str) -> list[Attempt]:
+        with self._connect() as db:
+            rows = db.execute("SELECT attempt, status, start_time, end_time, exit_code, reason FROM attempts "
+                              "WHERE job = ? ORDER BY attempt", (name,)).fetchall()
+        return [Attempt(*row) for row in rows]
+
     # -- metrics --------------------------------------------------------------------
-    def add_metrics(self, name: str, points: Iterable[tuple[str, int, float]]) -> None:
-        rows = [(name, m, int(step), None if (v is None or math.isnan(v)) else float(v))
-                for m, step, v in points]
+    def add_metrics(self, name: str, points: Iterable[tuple]) -> None:
+        """Points as (metric, step, value) or (metric, step, value, wall time)."""
+        rows = []
+        for m, step, v, *when in points:
+            rows.append((name, m, int(step), None if (v is None or math.isnan(v)) else float(v),
+                         when[0] if when else None))
+        if not rows:
+            return
         with self._connect() as db:
             db.execute("BEGIN")
-            db.executemany("INSERT OR REPLACE INTO metrics (job, name, step, value) VALUES (?, ?, ?, ?)", rows)
+            db.executemany("INSERT OR REPLACE INTO metrics (job, name, step, value, time) VALUES (?, ?, ?, ?, ?)",
+                           rows)
             db.execute("COMMIT")
 
     def metrics(self, name: str) -> dict[str, list[tuple[int, Optional[float]]]]:
         """{metric: [(step, value), ...] in step order}; NaN values read back as None."""
+        return {m: [(step, value) for step, value, _ in pts] for m, pts in self.metric_points(name).items()}
+
+    def metric_points(self, name: str) -> dict[str, list[tuple[int, Optional[float], Optional[float]]]]:
+        """{metric: [(step, value, wall time or None), ...] in step order}."""
         with self._connect() as db:
-            rows = db.execute("SELECT name, step, value FROM metrics WHERE job = ? ORDER BY name, step",
+            rows = db.execute("SELECT name, step, value, time FROM metrics WHERE job = ? ORDER BY name, step",
                               (name,)).fetchall()
-        out: dict[str, list[tuple[int, Optional[float]]]] = {}
-        for metric, step, value in rows:
-            out.setdefault(metric, []).append((step, value))
+        out: dict[str, list[tuple[int, Optional[float], Optional[float]]]] = {}
+        for metric, step, value, when in rows:
+            out.setdefault(metric, []).append((step, value, when))
         return out
 
     def describe(self, name: str) -> dict[str, Any]:
-        return self.get(name).describe(self.metrics(name))
+        return self.get(name).describe(self.metrics(name), self.attempts(name))
 
 
 def _add_missing_columns(db: sqlite3.Connection) -> None:
     """A database made by an earlier version gains the columns added since (NULL in old rows;
-    SQLite columns take values of any type)."""
-    have = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
-    for f in dataclasses.fields(JobRecord):
-        if f.name not in have:
-            db.execute(f"ALTER TABLE jobs ADD COLUMN {f.name}")
+    SQLite columns take values of any type). Several processes may open it at once: one
+    adds a column, the others find it there."""
+    wanted = [("jobs", f.name) for f in dataclasses.fields(JobRecord)] + list(_LATER_COLUMNS)
+    for table, column in wanted:
+        if column in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+            continue
+        try:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+        except sqlite3.OperationalError as e:
+            if "duplicate column" not in str(e):
+                raise
 
 
 def _encode(fields: dict[str, Any]) -> dict[str, Any]:
@@ -296,4 +400,5 @@ def _from_row(row: sqlite3.Row) -> JobRecord:
     for k in _JSON_FIELDS:
         d[k] = json.loads(d[k]) if d[k] else {}
     d["stop_requested"] = bool(d["stop_requested"])
+    d["max_retries"] = d["max_retries"] or 0
     return JobRecord(**d)

@@ -4,7 +4,6 @@ import threading
 import pytest
 
 from bessemer.jobs import store as store_mod
-from bessemer.jobs.errors import error_tail
 from bessemer.jobs.metrics import parse_metrics, validate_definitions
 from bessemer.jobs.store import COMPLETED, FAILED, IN_PROGRESS, STOPPED, JobRecord, JobStore
 
@@ -125,31 +124,46 @@ def test_bad_metric_definitions(bad, match):
         validate_definitions(bad)
 
 
-def test_error_tail_is_the_script_traceback_not_the_launcher_one():
-    log = """\
-step 1
-Traceback (most recent call last):
-  File "train.py", line 3, in <module>
-    main()
-  File "train.py", line 2, in main
-    raise ValueError("bad batch")
-ValueError: bad batch
-[rank0]: more noise
-Traceback (most recent call last):
-  File "/venv/bin/torchrun", line 8, in <module>
-    sys.exit(main())
-torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
-============================================================
-train.py FAILED
-""".splitlines()
-    tail = error_tail(log)
-    assert tail.startswith("Traceback (most recent call last):")
-    assert tail.endswith("ValueError: bad batch")
-    assert "ChildFailedError" not in tail
+def test_a_reader_never_creates_a_store(tmp_path):
+    with pytest.raises(store_mod.NoJobStore, match=r"no jobs in .*--output-path"):
+        JobStore(tmp_path / "empty", create=False)
+    assert not (tmp_path / "empty").exists()
+    JobStore(tmp_path).create(JobRecord(name="there", creation_time=1.0))
+    reader = JobStore(tmp_path, create=False)
+    with pytest.raises(store_mod.UnknownJob, match=r"no job named 'nope' .*the latest: there.*bessemer jobs list"):
+        reader.get("nope")
 
 
-def test_error_tail_without_a_traceback_is_the_last_lines():
-    lines = [f"line {i}" for i in range(100)] + ["fatal: out of data", ""]
-    tail = error_tail(lines)
-    assert tail.splitlines()[-1] == "fatal: out of data"
-    assert "line 0\n" not in tail
+def test_attempts_and_metric_times_are_recorded(tmp_path):
+    store = JobStore(tmp_path)
+    store.create(JobRecord(name="j", creation_time=1.0, max_retries=2, checkpoint_path="memory://x"))
+    store.start_attempt("j", 1)
+    store.end_attempt("j", 1, FAILED, 1, "ValueError: boom")
+    store.start_attempt("j", 2)
+    store.end_attempt("j", 2, COMPLETED, 0, None)
+    store.end_attempt("j", 2, FAILED, 9, "too late")  # an attempt ends once
+    store.add_metrics("j", [("loss", 0, 0.5, 100.0), ("loss", 1, 0.25)])
+    assert store.metric_points("j") == {"loss": [(0, 0.5, 100.0), (1, 0.25, None)]}
+    d = store.describe("j")
+    assert [(a["Attempt"], a["Status"], a["ExitCode"], a["Reason"]) for a in d["Attempts"]] == [
+        (1, FAILED, 1, "ValueError: boom"), (2, COMPLETED, 0, None)]
+    assert d["RetryStrategy"] == {"MaximumRetryAttempts": 2}
+    assert d["CheckpointConfig"] == {"S3Uri": "memory://x"}
+
+
+def test_a_store_of_an_earlier_version_gains_the_new_columns(tmp_path):
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "jobs.sqlite")
+    db.executescript("CREATE TABLE jobs (name TEXT PRIMARY KEY, status TEXT NOT NULL, creation_time REAL, "
+                     "stop_requested INTEGER NOT NULL DEFAULT 0);"
+                     "CREATE TABLE metrics (job TEXT NOT NULL, name TEXT NOT NULL, step INTEGER NOT NULL, "
+                     "value REAL, PRIMARY KEY (job, name, step));"
+                     "INSERT INTO jobs (name, status, creation_time) VALUES ('old', 'Completed', 1.0);"
+                     "INSERT INTO metrics VALUES ('old', 'loss', 0, 0.5);")
+    db.commit()
+    db.close()
+    store = JobStore(tmp_path, create=False)
+    old = store.get("old")
+    assert old.status == COMPLETED and old.max_retries == 0 and old.compile_summary == {}
+    assert store.metric_points("old") == {"loss": [(0, 0.5, None)]}

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Optional
 
+from ...fsutil import atomic_write_text
+
 
 @dataclass(frozen=True)
 class JobSpec:
@@ -33,6 +35,12 @@ class JobSpec:
     max_run: Optional[float] = None  # seconds; None: no limit
     metric_definitions: list[dict[str, str]] = field(default_factory=list)
     banner: list[str] = field(default_factory=list)             # first lines of the job's log
+    source_dir: Optional[str] = None  # the user's folder code/ was copied from (for paths in errors)
+    distributed: bool = False         # launch under torchrun even for one process
+    checkpoint_path: Optional[str] = None   # folder or fsspec URL kept in sync with checkpoints/
+    max_retries: int = 0              # restarts of processes that fail
+    metrics_csv: bool = False         # also write the metrics to output/metrics.csv
+    compiler_enabled: bool = True     # the job's processes compile (the log reports what)
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
@@ -42,7 +50,7 @@ class JobSpec:
         return cls(**json.loads(text))
 
     def save(self, path: Path) -> None:
-        Path(path).write_text(self.to_json())
+        atomic_write_text(path, self.to_json())
 
     @classmethod
     def load(cls, path: Path) -> "JobSpec":
