@@ -2,7 +2,8 @@
 
 Without a GPU, Triton kernels run under Triton's interpreter. The interpreter is
 chosen when triton is imported (its library functions are wrapped then), so the
-variable is set here, before any test imports it. Tests marked `gpu` need a CUDA
+variable is set here, before any test imports it. BESSEMER_VERIFY makes every
+compile check the IR's and the schedule's invariants after each pass. Tests marked `gpu` need a CUDA
 device and are skipped without one.
 """
 import os
@@ -12,6 +13,8 @@ import torch
 
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
+# Every compile in the tests checks the IR's invariants after each pass.
+os.environ.setdefault("BESSEMER_VERIFY", "1")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -20,7 +20,10 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.partitioners import default_partition, min_cut_rematerialization_partition
 
 from ..config import TrainingCompilerConfig
-from .passes.pipeline import Pipeline
+
+# BESSEMER_VERIFY=1: check the IR's invariants after every pass (the tests set it).
+ENV_VERIFY = "BESSEMER_VERIFY"
+from .pipeline import Pipeline
 
 log = logging.getLogger("bessemer")
 aten = torch.ops.aten
@@ -74,8 +77,8 @@ class BessemerBackend:
                 debug = os.path.join(debug, f"rank-{os.environ.get('RANK', '0')}")
             ddir = os.path.join(debug, f"graph_{gid:03d}_{kind}") if debug else None
             try:
-                cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend).run(
-                    gm, example_inputs, self.config.fallback)
+                cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
+                              verify=os.environ.get(ENV_VERIFY) == "1").run(gm, example_inputs, self.config.fallback)
             except Exception as e:  # noqa: BLE001 - any failure falls back to eager
                 if self.config.fallback == "error":
                     raise
@@ -169,10 +172,26 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
     return backend
 
 
+_backends_by_config: dict[TrainingCompilerConfig, object] = {}
+
+
+def backend_for(config: TrainingCompilerConfig):
+    """The one backend of a config: graphs compiled under the same config share its
+    recompile tracking and its list of compiled graphs."""
+    be = _backends_by_config.get(config)
+    if be is None:
+        be = _backends_by_config[config] = make_backend(config)
+    return be
+
+
 def bessemer_backend(gm, example_inputs, **kwargs):
     """torch.compile(model, backend="bessemer"): the config comes from the environment.
 
     Registered through the `torch_dynamo_backends` entry point (pyproject.toml), so
-    the name works without importing bessemer first."""
-    return make_backend(TrainingCompilerConfig.from_env())(gm, example_inputs, **kwargs)
+    the name works without importing bessemer first. Every call with the same config
+    goes to one backend object, so a recompile for new shapes is reported and
+    `bessemer_backend.bessemer.compiled` lists what was compiled."""
+    be = backend_for(TrainingCompilerConfig.from_env())
+    bessemer_backend.bessemer = be.bessemer  # type: ignore[attr-defined]
+    return be(gm, example_inputs, **kwargs)
 

@@ -8,6 +8,8 @@ Every node produces one tensor with a static shape and a dtype. The kinds:
   pointwise  op(args...) elementwise; all args have the node's shape
   view       args[0] read through an affine index map (permute, expand, slice,
              select, unsqueeze, squeeze); no data moves
+  reinterpret  args[0]'s buffer read with other strides and an offset (a reshape
+             torch's view() could do); args[0] must own memory
   reduce     op over `dims` of args[0] (sum, max, min, prod, any)
   extern     an ATen call that is not lowered (matmul, convolution, RNG, ...)
   getitem    output `index` of a multi-output extern
@@ -26,23 +28,8 @@ import torch
 
 Shape = tuple[int, ...]
 
-# Pointwise ops the backends know how to render, with their arity.
-UNARY_OPS = {
-    "neg", "abs", "exp", "expm1", "log", "log1p", "log2", "sqrt", "rsqrt", "sin", "cos",
-    "tanh", "sigmoid", "erf", "relu", "reciprocal", "floor", "ceil", "round", "trunc",
-    "sign", "logical_not", "bitwise_not", "isnan", "isinf", "tan", "atan", "asin", "acos",
-    "sinh", "cosh", "asinh", "acosh", "atanh", "exp2", "log10", "erfc", "frac",
-}
-BINARY_OPS = {
-    "add", "sub", "mul", "div", "floordiv", "remainder", "pow", "maximum", "minimum",
-    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "atan2", "fmod", "copysign",
-    "truncdiv",
-}
-TERNARY_OPS = {"where"}
-CAST = "cast"  # attrs: none; dtype is the node's dtype
-COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
-REDUCE_OPS = {"sum", "max", "min", "prod", "any"}
+# The pointwise and reduction ops and what every pass needs to know of them.
+from .ops import CAST, OPS, REDUCE_OPS  # noqa: E402,F401
 
 
 @dataclass(eq=False)
@@ -59,6 +46,22 @@ class Node:
     @property
     def op(self) -> Any:
         return self.attrs.get("op")
+
+    # typed access to the attributes of the view kinds
+    @property
+    def index_map(self) -> "IndexMap":
+        assert self.kind == "view", self
+        return self.attrs["map"]
+
+    @property
+    def view_strides(self) -> tuple:
+        assert self.kind == "reinterpret", self
+        return self.attrs["strides"]
+
+    @property
+    def view_offset(self) -> int:
+        assert self.kind == "reinterpret", self
+        return self.attrs["offset"]
 
     def numel(self) -> int:
         n = 1
@@ -94,6 +97,8 @@ class Graph:
         return self.add(Node("iota", [], tuple(shape), dtype, {"dim": dim, "start": start, "step": step}))
 
     def pointwise(self, op: str, args: Sequence[Node], dtype: torch.dtype) -> Node:
+        if op not in OPS or OPS[op].arity != len(args):
+            raise ValueError(f"pointwise {op}: unknown op or wrong number of arguments ({len(args)})")
         shape = args[0].shape
         for a in args:
             if a.shape != shape:
@@ -107,6 +112,10 @@ class Graph:
 
     def view(self, x: Node, shape: Shape, imap: "IndexMap", what: str) -> Node:
         return self.add(Node("view", [x], tuple(shape), x.dtype, {"map": imap, "what": what}))
+
+    def reinterpret(self, base: Node, shape: Shape, strides, offset: int, what: str) -> Node:
+        return self.add(Node("reinterpret", [base], tuple(shape), base.dtype,
+                             {"strides": tuple(strides), "offset": int(offset), "what": what}))
 
     def reduce(self, op: str, x: Node, dims: Sequence[int], keepdim: bool, dtype: torch.dtype) -> Node:
         dims = tuple(sorted(d % max(len(x.shape), 1) for d in dims)) if x.shape else ()
@@ -168,7 +177,7 @@ class Graph:
         return "\n".join(lines) + "\n"
 
 
-_PREFIX = {"input": "in", "const": "c", "iota": "iota", "pointwise": "p", "view": "v",
+_PREFIX = {"input": "in", "const": "c", "iota": "iota", "pointwise": "p", "view": "v", "reinterpret": "rv",
            "reduce": "r", "extern": "ext", "getitem": "g", "output": "out"}
 
 
@@ -182,8 +191,9 @@ def format_node(n: Node) -> str:
     elif n.kind == "iota":
         body = f"iota(dim={n.attrs['dim']}, start={n.attrs['start']}, step={n.attrs['step']})"
     elif n.kind == "view":
-        how = n.attrs["map"] if "map" in n.attrs else f"strides={list(n.attrs['strides'])} offset={n.attrs['offset']}"
-        body = f"view.{n.attrs['what']}({args}) {how}"
+        body = f"view.{n.attrs['what']}({args}) {n.index_map}"
+    elif n.kind == "reinterpret":
+        body = f"reinterpret.{n.attrs['what']}({args}) strides={list(n.view_strides)} offset={n.view_offset}"
     elif n.kind == "reduce":
         body = f"{n.op}({args}, dims={list(n.attrs['dims'])}, keepdim={n.attrs['keepdim']})"
     elif n.kind == "extern":
@@ -282,6 +292,12 @@ class IndexMap:
             coef.append(tuple(row))
             off.append(o)
         return IndexMap(tuple(coef), tuple(off), out_rank)
+
+    def map_strides(self, strides, offset: int = 0) -> tuple[tuple[int, ...], int]:
+        """Strides and offset of the view through this map of a buffer read with
+        `strides` and `offset`: out stride k = sum_j strides[j] * coef[j][k]."""
+        new = tuple(sum(strides[j] * self.coef[j][k] for j in range(self.in_rank)) for k in range(self.out_rank))
+        return new, offset + sum(strides[j] * self.offset[j] for j in range(self.in_rank))
 
     def is_identity(self) -> bool:
         return self.out_rank == self.in_rank and self == IndexMap.identity(self.in_rank)

@@ -18,6 +18,7 @@ import torch
 import torch.fx
 
 from .ir import Graph, Node
+from .ops import returns_bool
 from .views import Unsupported, broadcast, contiguous_strides, permute, reshape, select, slice_
 
 aten = torch.ops.aten
@@ -75,12 +76,9 @@ def pointwise(g: Graph, op: str, args: Sequence[Any], out_dtype: torch.dtype,
     compute = compute or out_dtype
     shape = tuple(torch.broadcast_shapes(*[_shape_of(a) for a in args]))
     nodes = [as_node(g, a, shape, compute) for a in args]
-    result = torch.bool if op in _BOOL_RESULT else compute
+    result = torch.bool if returns_bool(op) else compute
     return g.cast(g.pointwise(op, nodes, result), out_dtype)
 
-
-_BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-                "logical_not", "isnan", "isinf"}
 
 
 def promote(*args) -> torch.dtype:

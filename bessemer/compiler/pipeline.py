@@ -11,9 +11,12 @@
     render       kernels -> source: one C++ translation unit (CPU) or one Triton
                  module (GPU); codegen/backends.py picks by the graph's device
     build        gcc / the module import, through the content-addressed cache
-    load         the generated Python wrapper that runs kernels and externs
+    wrapper      the Python program that runs kernels and externs (codegen/wrapper.py)
+    load         that program as a callable, its runtime names bound (runtime.py)
 
 Every pass is timed; with a debug folder, each writes what it produced there.
+With `verify` (always in the tests, and under debug) the IR's invariants are
+checked after every graph pass and the schedule's after fusion (verify.py).
 """
 from __future__ import annotations
 
@@ -25,13 +28,14 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
-from .. import ir
-from ..codegen import backends
-from ..lowering import lower
-from ..runtime import make_callable
-from .fuse import Kernel, fuse
-from .memory import plan_memory
-from .simplify import cse, dce, fold_views, simplify
+from . import ir, runtime
+from .codegen import backends
+from .codegen.wrapper import write_wrapper
+from .lowering import lower
+from .passes.fuse import fuse
+from .passes.memory import plan_memory
+from .passes.simplify import cse, dce, fold_views, simplify
+from .verify import verify_graph, verify_schedule
 
 GRAPH_PASSES: list[tuple[str, Callable[[ir.Graph], ir.Graph]]] = [
     ("dce", dce),
@@ -62,8 +66,9 @@ class CompiledGraph:
 
 class Pipeline:
     def __init__(self, cache_dir: str, debug_dir: Optional[str] = None, name: str = "graph",
-                 backend: str = "auto"):
+                 backend: str = "auto", verify: bool = False):
         self.cache_dir = cache_dir
+        self.verify = verify or bool(debug_dir)
         self.backend_kind = backend
         self.debug_dir = debug_dir
         self.name = name
@@ -77,6 +82,10 @@ class Pipeline:
         self._step += 1
         with open(os.path.join(self.debug_dir, f"{self._step:02d}_{label}.{ext}"), "w") as f:
             f.write(text)
+
+    def _verify(self, check, what, where: str) -> None:
+        if self.verify:
+            self._timed("verify", check, what, where)
 
     def _timed(self, label: str, fn, *args):
         t0 = time.perf_counter()
@@ -97,11 +106,14 @@ class Pipeline:
             self._dump("aten_graph", gm.print_readable(print_output=False), "py")
         g = self._timed("lower", lower, gm, example_inputs, fallback, device)
         self._dump("lower", g.format())
+        self._verify(verify_graph, g, "lower")
         for name, p in GRAPH_PASSES:
             g = self._timed(name, p, g)
             self._dump(name, g.format())
+            self._verify(verify_graph, g, name)
         sched = self._timed("fuse", fuse, g)
         self._dump("fuse", sched.format())
+        self._verify(verify_schedule, sched, "fuse")
         plan = self._timed("plan_memory", plan_memory, sched)
         self._dump("plan_memory", plan.format())
         src, kernels = self._timed("render", backend.render, sched)
@@ -113,9 +125,10 @@ class Pipeline:
         for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
             ex = example_inputs[i] if i < len(example_inputs) else None
             placeholders.append(f"arg{i}" if isinstance(ex, torch.Tensor) else f"_unused{i}")
-        fn, wrapper = self._timed("load", make_callable, sched, plan, kernels, built, backend, placeholders, device)
+        wrapper, consts = self._timed("wrapper", write_wrapper, sched, plan, kernels, backend, placeholders)
+        fn = self._timed("load", runtime.load, wrapper, consts, built, device)
         self._dump("wrapper", wrapper, "py")
-        n_k = sum(1 for s in sched.steps if isinstance(s, Kernel))
+        n_k = len(sched.kernels)
         n_e = len(sched.steps) - n_k
         if self.debug_dir:
             self._dump("timings", json.dumps({"passes_s": self.timings, "kernels": n_k, "externs": n_e,

@@ -1,8 +1,8 @@
 """Index helpers for lowerings: broadcasting and views as IR view nodes.
 
 A view of a value is an affine index map (permute, expand, slice, select, adding
-or dropping size-1 dims); a reshape that needs more is a layout view that reads
-the value's buffer with new strides, exactly as torch's view() would.
+or dropping size-1 dims); a reshape that needs more is a `reinterpret` node that
+reads the value's buffer with new strides, exactly as torch's view() would.
 """
 from __future__ import annotations
 
@@ -45,26 +45,29 @@ def contiguous_strides(shape) -> tuple:
     return tuple(reversed(st))
 
 
-def layout_of(x: Node):
-    """(base buffer node, strides, offset) when x reads memory through views only."""
-    if x.kind in ("input", "extern", "getitem"):
+# Node kinds that own a buffer of their own with known strides.
+BUFFER_KINDS = ("input", "extern", "getitem")
+
+
+def layout_of(x: Node, realized=frozenset()):
+    """(base buffer node, strides, offset) when x reads memory through views only.
+
+    `realized` holds the computed nodes that own a (contiguous) buffer; before
+    fusion decides them it is empty."""
+    if x.kind in BUFFER_KINDS:
         return x, tuple(x.stride), 0
-    if x.kind == "view" and "strides" in x.attrs:
-        return x.args[0], x.attrs["strides"], x.attrs["offset"]
+    if x in realized:
+        return x, contiguous_strides(x.shape), 0
+    if x.kind == "reinterpret":
+        return x.args[0], x.view_strides, x.view_offset
     if x.kind == "view":
-        inner = layout_of(x.args[0])
+        inner = layout_of(x.args[0], realized)
         if inner is None:
             return None
         base, st, off = inner
-        m: IndexMap = x.attrs["map"]
-        new = [sum(st[j] * m.coef[j][k] for j in range(m.in_rank)) for k in range(m.out_rank)]
-        return base, tuple(new), off + sum(st[j] * m.offset[j] for j in range(m.in_rank))
+        st, off = x.index_map.map_strides(st, off)
+        return base, st, off
     return None
-
-
-def reinterpret(g: Graph, base: Node, shape, strides, offset, what: str) -> Node:
-    return g.add(Node("view", [base], tuple(shape), base.dtype,
-                      {"strides": tuple(strides), "offset": int(offset), "what": what}))
 
 
 def reshape(g: Graph, x: Node, shape) -> Node:
@@ -89,12 +92,12 @@ def reshape(g: Graph, x: Node, shape) -> Node:
         meta = torch.empty_strided(x.shape, st, device="meta")
         try:
             v = meta.view(shape)
-            return reinterpret(g, base, shape, v.stride(), off, "reshape")
+            return g.reinterpret(base, shape, v.stride(), off, "reshape")
         except RuntimeError:
             pass
     # A computed value (or a layout view cannot express): the fusion pass realizes
     # `x` as a contiguous buffer and this view reads it.
-    return reinterpret(g, x, shape, contiguous_strides(shape), 0, "reshape")
+    return g.reinterpret(x, shape, contiguous_strides(shape), 0, "reshape")
 
 
 def permute(g: Graph, x: Node, dims) -> Node:

@@ -16,8 +16,9 @@ from typing import Optional
 import torch
 
 from ..ir import IndexMap, Node
+from ..ops import OPS
 from ..views import contiguous_strides
-from ..passes.fuse import Kernel, Schedule, outer_map
+from ..schedule import Kernel, Schedule, outer_map
 from .kernel import CodegenError, KernelBuilder, KernelSource
 
 # Loops with fewer elements of work than this run on one thread: forking an OpenMP
@@ -132,13 +133,18 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
     a = args[0] if args else None
     b = args[1] if len(args) > 1 else None
     isf = n.dtype.is_floating_point
-    simple = {"add": "+", "sub": "-", "mul": "*", "div": "/", "bitwise_and": "&", "bitwise_or": "|",
-              "bitwise_xor": "^", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
-              "logical_and": "&&", "logical_or": "||"}
-    if op in simple:
-        if op in ("bitwise_and", "bitwise_or", "bitwise_xor") and n.dtype == torch.bool:
-            return f"(bool)({a} {simple[op]} {b})"
-        return f"({a} {simple[op]} {b})"
+    spelling = OPS[op].cpp if op in OPS else None
+    if spelling is not None:
+        how, sym = spelling
+        if how == "infix":
+            return f"({a} {sym} {b})"
+        if not isf:
+            raise CodegenError(f"{op} on {n.dtype}")
+        return f"{_fn(sym, ct)}({', '.join(args)})"
+    # the ops below have rules of their own
+    bitwise = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
+    if op in bitwise:
+        return f"(bool)({a} {bitwise[op]} {b})" if n.dtype == torch.bool else f"({a} {bitwise[op]} {b})"
     if op == "logical_xor":
         return f"((bool){a} != (bool){b})"
     if op == "cast":
@@ -163,13 +169,6 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
         return f"(({ct})1 / {a})"
     if op == "rsqrt":
         return f"(({ct})1 / {_fn('sqrt', ct)}({a}))"
-    if op == "sqrt":
-        return f"{_fn('sqrt', ct)}({a})"
-    if op in ("exp", "log", "sin", "cos", "tanh", "erf", "erfc", "expm1", "log1p", "log2", "log10", "exp2",
-              "tan", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh", "atanh", "floor", "ceil", "trunc"):
-        if not isf:
-            raise CodegenError(f"{op} on {n.dtype}")
-        return f"{_fn(op, ct)}({a})"
     if op == "round":
         return f"{_fn('nearbyint', ct)}({a})" if isf else a
     if op == "frac":
@@ -210,8 +209,34 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
 # ------------------------------------------------------------------------------
 # kernels
 # ------------------------------------------------------------------------------
+def parallel_pragma(loops: list[tuple[str, int]], inner_simd: bool, cores: int) -> str:
+    """The OpenMP pragma of the outermost of `loops` (perfectly nested; the last one
+    carries its own `#pragma omp simd` when `inner_simd`).
+
+    A small outer loop (fewer than 4 iterations per core) leaves threads idle, so
+    the loops are collapsed into one parallel iteration space -- but only the loops
+    above a `simd` one: OpenMP requires collapsed loops to be perfectly nested, and
+    a pragma between them breaks that (gcc: "not enough for loops to collapse").
+    Keeping the vector loop out of the collapse trades some parallelism in a
+    two-loop nest with a tiny outer loop for the inner loop's vectorization."""
+    size = loops[0][1]
+    collapsible = len(loops) - 1 if inner_simd else len(loops)
+    collapse = f" collapse({collapsible})" if collapsible >= 2 and size < 4 * max(cores, 1) else ""
+    # a lone parallel loop is also the vector loop: without `simd` gcc does not
+    # vectorize the body OpenMP outlines
+    simd = " simd" if len(loops) == 1 else ""
+    return f"#pragma omp parallel for{simd}{collapse}"
+
+
 class KernelWriter(KernelBuilder):
-    """C++ syntax for the KernelBuilder, and the OpenMP loop structure."""
+    """C++ syntax for the KernelBuilder, and the OpenMP loop structure.
+
+    `cores` is the only machine fact the code depends on (whether small outer
+    loops are collapsed); the tests render and build kernels for several counts."""
+
+    def __init__(self, k: Kernel, sched: Schedule, cores: int):
+        super().__init__(k, sched)
+        self.cores = cores
 
     def literal(self, v, dt: torch.dtype) -> str:
         return literal(v, dt)
@@ -273,7 +298,7 @@ class KernelWriter(KernelBuilder):
             col = self._render_column(phases, outer_dims, inner_dims)
             if col is not None:
                 return col
-            self.__init__(k, self.sched)  # outer dims do not merge into one loop: use row mode
+            self.__init__(k, self.sched, self.cores)  # outer dims do not merge into one loop: use row mode
         row_code: list = []
         for kind, mbrs in phases:
             if kind == "reduce":
@@ -467,17 +492,14 @@ class KernelWriter(KernelBuilder):
         code: list[str] = []
         ind = "  "
 
-        def open_loops(loops, parallel: bool, depth: int, extra: str = "") -> int:
+        def open_loops(loops, parallel: bool, depth: int, extra: Optional[str] = "") -> int:
+            """Open `loops`; the first is the parallel one when `parallel`, the last
+            gets `#pragma omp simd <extra>` unless extra is None."""
+            inner_simd = extra is not None and len(loops) > 1
             for li, (v, size) in enumerate(loops):
                 pad = ind * depth
                 if li == 0 and parallel:
-                    collapse = ""
-                    if len(loops) > 1 and size < 4 * max(os.cpu_count() or 1, 1):
-                        collapse = f" collapse({len(loops)})"
-                    # a lone parallel loop is also the vector loop: without `simd` gcc
-                    # does not vectorize the body OpenMP outlines
-                    simd = " simd" if len(loops) == 1 else ""
-                    code.append(f"{pad}#pragma omp parallel for{simd}{collapse}")
+                    code.append(f"{pad}{parallel_pragma(loops, inner_simd, self.cores)}")
                 elif li == len(loops) - 1 and extra is not None:
                     code.append(f"{pad}#pragma omp simd {extra}".rstrip())
                 code.append(f"{pad}for (int64_t {v} = 0; {v} < {size}; {v}++) {{")
@@ -526,8 +548,10 @@ def _innermost_kept(k: Kernel) -> bool:
     return bool(dims) and dims[-1] not in k.red
 
 
-def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
-    """The C++ translation unit for all kernels of a schedule."""
-    kernels = [KernelWriter(s, sched).render() for s in sched.steps if isinstance(s, Kernel)]
+def render(sched: Schedule, cores: Optional[int] = None) -> tuple[str, list[KernelSource]]:
+    """The C++ translation unit for all kernels of a schedule, for a machine with
+    `cores` cores (default: this one's)."""
+    cores = cores or os.cpu_count() or 1
+    kernels = [KernelWriter(s, sched, cores).render() for s in sched.kernels]
     src = preamble() + "\n" + "\n".join(k.code for k in kernels)
     return src, kernels

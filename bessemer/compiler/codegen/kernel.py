@@ -17,8 +17,8 @@ from typing import Any, Optional
 import torch
 
 from ..ir import IndexMap, Node
-from ..views import contiguous_strides
-from ..passes.fuse import Kernel, Schedule, _normalize_map, member_kind, outer_map
+from ..views import BUFFER_KINDS, layout_of
+from ..schedule import Kernel, Schedule, member_kind, normalize_map, outer_map
 
 
 class CodegenError(Exception):
@@ -78,13 +78,12 @@ class KernelBuilder:
         return self.params[n]
 
     def layout(self, n: Node):
-        if n.kind in ("input", "extern", "getitem"):
-            return tuple(n.stride), 0
-        return contiguous_strides(n.shape), 0
+        """Strides and offset of a buffer-backed node's own memory."""
+        _, st, off = layout_of(n, self.sched.realized)
+        return st, off
 
     def address(self, n: Node, strides, offset, m: IndexMap) -> str:
-        coef = [sum(strides[j] * m.coef[j][k] for j in range(m.in_rank)) for k in range(self.D)]
-        const = offset + sum(strides[j] * m.offset[j] for j in range(m.in_rank))
+        coef, const = m.map_strides(strides, offset)
         return self._lin_token(coef, const)
 
     # -- syntax hooks (each renderer defines these) -------------------------------------
@@ -129,7 +128,7 @@ class KernelBuilder:
     def _aligned_row(self, n: Node, m: IndexMap) -> bool:
         """Is n read at the current row (so its row-level value can be used)?"""
         want = outer_map(self.k.shape, self.k.red, n.shape)
-        return want is not None and _normalize_map(want, n.shape) == _normalize_map(m, n.shape)
+        return want is not None and normalize_map(want, n.shape) == normalize_map(m, n.shape)
 
     def _invariant(self, n: Node, m: IndexMap) -> bool:
         """Does the value of n at map m stay the same along the reduced dims?"""
@@ -150,11 +149,11 @@ class KernelBuilder:
             r = True
         elif n.kind == "iota":
             r = free_of_inner([m.coef[n.attrs["dim"]]])
-        elif n.kind == "view" and "map" in n.attrs:
-            r = self._invariant(n.args[0], m.compose(n.attrs["map"]))
         elif n.kind == "view":
-            st = n.attrs["strides"]
-            r = all(sum(st[j] * m.coef[j][k] for j in range(m.in_rank)) == 0 for k in inner)
+            r = self._invariant(n.args[0], m.compose(n.index_map))
+        elif n.kind == "reinterpret":
+            st, _ = m.map_strides(n.view_strides)
+            r = all(st[k] == 0 for k in inner)
         elif n.kind == "pointwise":
             r = all(self._invariant(a, m) for a in n.args)
         else:
@@ -163,7 +162,7 @@ class KernelBuilder:
         return r
 
     def _is_buffer(self, n: Node) -> bool:
-        return n.kind in ("input", "extern", "getitem") or n in self.sched.realized
+        return n.kind in BUFFER_KINDS or n in self.sched.realized
 
     def _expr(self, n: Node, m: IndexMap, lines, cache, top) -> str:
         if not top and (n in self.row_vals or n in self.acc) and self._aligned_row(n, m):
@@ -178,12 +177,12 @@ class KernelBuilder:
             idx = self._lin_token(m.coef[d], m.offset[d])
             return self.iota(n, idx)
         if n.kind == "view":
-            if "map" in n.attrs:
-                return self.expr(n.args[0], m.compose(n.attrs["map"]), lines, cache)
+            return self.expr(n.args[0], m.compose(n.index_map), lines, cache)
+        if n.kind == "reinterpret":
             base = n.args[0]
             if not self._is_buffer(base):
-                raise CodegenError(f"layout view of unrealized {base.name}")
-            return self.bind_load(self.load(base, n.attrs["strides"], n.attrs["offset"], m, base.dtype), lines)
+                raise CodegenError(f"reinterpret of unrealized {base.name}")
+            return self.bind_load(self.load(base, n.view_strides, n.view_offset, m, base.dtype), lines)
         if n.kind == "pointwise":
             args = [self.expr(a, m, lines, cache) for a in n.args]
             code = self.pointwise(n, args)

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from dataclasses import dataclass
 from typing import Optional
 
 import torch
 
 from ..ir import IndexMap, Node
+from ..ops import OPS
 from ..views import contiguous_strides
-from ..passes.fuse import Kernel, Schedule, outer_map
+from ..schedule import Kernel, Schedule, outer_map
 from .kernel import CodegenError, KernelBuilder, KernelSource, format_terms
 
 TL_DTYPE = {
@@ -81,9 +81,6 @@ def literal(v, dt: torch.dtype) -> str:
     return str(int(v))
 
 
-_TOKEN = re.compile(r"@([LF])(\d+)(?::(\w+))?@")
-
-
 def narrow(expr: str, dt: torch.dtype) -> str:
     """expr (computed in fp32) in the storage type dt."""
     if dt == torch.bfloat16:
@@ -102,12 +99,6 @@ def _is_literal(v: str) -> bool:
 
 
 _FUNCTION_BINARY = {"pow", "atan2", "copysign", "fmod", "floordiv", "remainder"}
-_LIBDEVICE_UNARY = {"tanh", "expm1", "log1p", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "asinh",
-                    "acosh", "atanh", "erfc", "trunc", "sqrt", "rsqrt"}
-_TL_UNARY = {"exp": "tl.exp", "log": "tl.log", "sin": "tl.sin", "cos": "tl.cos", "erf": "tl.erf",
-             "floor": "tl.floor", "ceil": "tl.ceil", "exp2": "tl.exp2", "log2": "tl.log2"}
-_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "bitwise_and": "&", "bitwise_or": "|",
-          "bitwise_xor": "^", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
 def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) -> str:
@@ -121,8 +112,15 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
         # a Python literal is a weakly typed fp32/int32 to Triton; libdevice and the
         # helpers need both operands in the value's own type (fp64 pow, int64 floordiv)
         a, b = (f"tl.full([], {x}, {ct})" if _is_literal(x) else x for x in (a, b))
-    if op in _INFIX:
-        return f"({a} {_INFIX[op]} {b})"
+    spelling = OPS[op].triton if op in OPS else None
+    if spelling is not None:
+        how, sym = spelling
+        if how == "infix":
+            return f"({a} {sym} {b})"
+        if not isf:
+            raise CodegenError(f"{op} on {dt}")
+        return f"{sym}({a})" if how == "tl" else f"libdevice.{sym}({a})"
+    # the ops below have rules of their own
     if op in ("logical_and", "logical_or", "logical_xor"):
         sym = {"logical_and": "&", "logical_or": "|", "logical_xor": "^"}[op]
         la = a if arg_dtypes[0] == torch.bool else f"({a} != 0)"
@@ -149,10 +147,6 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
         return f"(1.0 / (1.0 + tl.exp(-{a})))"
     if op == "reciprocal":
         return f"(1.0 / {a})"
-    if op in _TL_UNARY or op in _LIBDEVICE_UNARY:
-        if not isf:
-            raise CodegenError(f"{op} on {dt}")
-        return f"{_TL_UNARY[op]}({a})" if op in _TL_UNARY else f"libdevice.{op}({a})"
     if op == "round":
         return f"libdevice.nearbyint({a})" if isf else a
     if op == "frac":
@@ -289,24 +283,24 @@ class TritonKernelWriter(KernelBuilder):
 
     def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype) -> str:
         addr = self.address(base, strides, offset, m)
-        i = len(self.lins) - 1
-        v = f"tl.load({self.param(base)} + {addr}@L{i}@)"
+        mask = self._mask_for(self.lins[-1])   # none for a load of one fixed element
+        v = f"tl.load({self.param(base)} + {addr}{'' if mask == 'None' else f', {mask}, other=0'})"
         return f"{v}.to(tl.float32)" if dt in _LOW else v
 
     def store(self, n: Node, value: str, m_to_node: IndexMap, fill: str) -> str:
         addr = self.address(n, contiguous_strides(n.shape), 0, m_to_node)
-        i = len(self.lins) - 1
         if not _is_literal(value):
             value = narrow(value, n.dtype)
         mask = "xmask" if fill == "x" else "xrmask"   # a store covers the whole tile of its kind
-        return f"tl.store({self.param(n)} + {addr}@F{i}:{fill}@, {value}, {mask})"
+        return f"tl.store({self.param(n)} + {addr}{self._fill_for(self.lins[-1], fill)}, {value}, {mask})"
 
     # -- helpers -----------------------------------------------------------------
     def _dims(self, lin) -> set:
         return {d for d, c in enumerate(lin.coef) if c and self.k.shape[d] != 1}
 
     def _mask_for(self, lin) -> str:
-        """A load's mask: the tile dims its address depends on."""
+        """A load's mask: the tile dims its address depends on (the tile's dims,
+        self.outer and self.inner, are set before any expression is rendered)."""
         used = self._dims(lin)
         has_o, has_i = bool(used & self.outer), bool(used & self.inner)
         if has_o and has_i:
@@ -330,20 +324,6 @@ class TritonKernelWriter(KernelBuilder):
         if need_r:
             return " + rzero"
         return ""
-
-    def _subst(self, var_of):
-        """Resolve the tokens the builder left: @L<i>@ a load's mask, @F<i>:<fill>@ a
-        store's zero tile, then (the base's) @A<i>@ addresses."""
-        base = self._substituter(var_of)
-
-        def token(m: re.Match) -> str:
-            lin = self.lins[int(m.group(2))]
-            if m.group(1) == "F":
-                return self._fill_for(lin, m.group(3))
-            mask = self._mask_for(lin)   # none for a load of one fixed element
-            return "" if mask == "None" else f", {mask}, other=0"
-
-        return lambda s: base(_TOKEN.sub(token, s))
 
     def render_lin(self, lin, var_of) -> str:
         """As the base renders it, except that where the form walks all the group
@@ -465,7 +445,7 @@ class TritonKernelWriter(KernelBuilder):
                 body.append(f"for roff in range(0, {rlen}, RBLOCK):")
                 body += ["    rs = roff + rbase", f"    rmask = rs < {rlen}", "    xrmask = xmask & rmask",
                          "    rzero = rs * 0", "    xrzero = xzero + rzero"]
-                body += ["    @RIDX@"] + ["    " + ln for ln in lines]
+                body += [_ROW_INDEX] + ["    " + ln for ln in lines]
             body += after
         it = self._index_type()
         og, ig = self._merge(outer_dims), self._merge(inner_dims)
@@ -479,7 +459,7 @@ class TritonKernelWriter(KernelBuilder):
             code += ["    rs = rbase", f"    rmask = rs < {rlen}", "    xrmask = xmask & rmask",
                      "    rzero = rs * 0", "    xrzero = xzero + rzero"] + ["    " + ln for ln in r_lines]
         for ln in body:
-            if ln.strip() == "@RIDX@":
+            if ln is _ROW_INDEX:
                 code += ["        " + r for r in r_lines]
             else:
                 code.append("    " + ln)
@@ -541,10 +521,12 @@ class TritonKernelWriter(KernelBuilder):
             fin += ["    " + ln for ln in self._outer_members(mbrs, row_cache)]
         meta = TritonMeta("reduce", rows * rlen, rows, rlen, False, True, self.bytes_moved(),
                           split=split, n_acc=len(infos))
-        subst = self._subst(var_of)
+        subst = self._substituter(var_of)
         params = ", ".join(list(self.params.values()) + ["ws", "XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
-        src = "\n".join(["@triton.jit", f"def {k.name}({params}):"] + [subst(c) for c in part]) + "\n\n\n" + \
-            "\n".join(["@triton.jit", f"def {k.name}_fin({params}):"] + [subst(c) for c in fin]) + "\n"
+        bodies = ["\n".join(subst(c) for c in part), "\n".join(subst(c) for c in fin)]
+        meta.fn_name = _function_name(params, *bodies)
+        src = f"@triton.jit\ndef {meta.fn_name}({params}):\n{bodies[0]}\n\n\n" \
+              f"@triton.jit\ndef {meta.fn_name}_fin({params}):\n{bodies[1]}\n"
         return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes)
 
     def _combine_line(self, acc: str, op: str, fl: bool) -> str:
@@ -614,11 +596,26 @@ class TritonKernelWriter(KernelBuilder):
 
     def _wrap(self, code: list[str], var_of: dict, meta: TritonMeta) -> KernelSource:
         k = self.k
-        subst = self._subst(var_of)
+        subst = self._substituter(var_of)
         params = ", ".join(list(self.params.values()) + ["XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
-        head = ["@triton.jit", f"def {k.name}({params}):"]
-        src = "\n".join(head + [subst(c) for c in code]) + "\n"
+        body = "\n".join(subst(c) for c in code)
+        meta.fn_name = _function_name(params, body)
+        src = f"@triton.jit\ndef {meta.fn_name}({params}):\n{body}\n"
         return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes)
+
+
+# In a reduction's looped phase, where the row index lines go (known once the
+# kernel's dims are merged, after the body is rendered).
+_ROW_INDEX = object()
+
+
+def _function_name(params: str, *bodies: str) -> str:
+    """A function's name from its code: kernels with the same code (each layer's copy
+    of a block) get the same name and become one function."""
+    h = hashlib.sha256(params.encode())
+    for b in bodies:
+        h.update(b"\0" + b.encode())
+    return "k_" + h.hexdigest()[:12]
 
 
 def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
@@ -627,12 +624,9 @@ def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
     Kernels with the same code (the same block in each of a transformer's layers)
     become one function, named by a hash of its code: Triton compiles and the
     autotuner times it once, however many layers launch it."""
-    kernels = [TritonKernelWriter(s, sched).render() for s in sched.steps if isinstance(s, Kernel)]
+    kernels = [TritonKernelWriter(s, sched).render() for s in sched.kernels]
     bodies: dict[str, str] = {}
     for k in kernels:
-        body = k.code.replace(f"def {k.name}(", "def @NAME@(").replace(f"def {k.name}_fin(", "def @NAME@_fin(")
-        fn = "k_" + hashlib.sha256(body.encode()).hexdigest()[:12]
-        k.meta.fn_name = fn
-        bodies.setdefault(fn, body.replace("@NAME@", fn))
+        bodies.setdefault(k.meta.fn_name, k.code)
     src = PREAMBLE + "\n" + "\n\n".join(bodies.values())
     return src, kernels

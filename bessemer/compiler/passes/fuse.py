@@ -18,10 +18,11 @@ that kernel, or inside it at the same outer index (an "aligned" read).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Optional
 
 from ..ir import Graph, IndexMap, Node
+from ..ops import is_transcendental
+from ..schedule import Kernel, Schedule, Step, member_kind, normalize_map, outer_map
 from ..views import layout_of
 
 # Inlining heuristic: a pointwise value read by several members is recomputed in
@@ -30,80 +31,9 @@ from ..views import layout_of
 # on CPU a buffer round trip costs about as much as a dozen cheap ops per element.
 REALIZE_COST = 12
 TRANSCENDENTAL_COST = 4
-_TRANSCENDENTAL = {"exp", "expm1", "log", "log1p", "log2", "tanh", "sigmoid", "erf", "sin", "cos", "pow",
-                   "atan", "erfc", "sqrt", "rsqrt", "div", "asin", "acos", "sinh", "cosh", "tan",
-                   "atan2", "exp2", "log10"}
 # A reduction kernel only takes pointwise members when it has at least this many
 # rows: fewer rows would run the whole fused kernel on fewer threads than we have.
 MIN_ROWS_FOR_EPILOGUE = 8
-
-
-@dataclass
-class Kernel:
-    name: str
-    shape: tuple                  # iteration domain
-    red: tuple                    # reduced dims of the domain (trailing dims), () if pointwise
-    members: list[Node] = field(default_factory=list)
-    stores: list[Node] = field(default_factory=list)   # members written to buffers
-
-    def describe(self) -> str:
-        kind = f"reduce over {list(self.red)}" if self.red else "pointwise"
-        ms = ", ".join(("*" if m in self.stores else "") + m.name for m in self.members)
-        return f"kernel {self.name} {list(self.shape)} {kind}: {ms}"
-
-
-Step = Union[Kernel, Node]
-
-
-@dataclass
-class Schedule:
-    graph: Graph
-    steps: list[Step]
-    realized: set                      # nodes that own a buffer produced by a kernel
-    step_of: dict                      # node -> index of the step computing it
-
-    def format(self) -> str:
-        out = []
-        for s in self.steps:
-            if isinstance(s, Kernel):
-                out.append(s.describe())
-            else:
-                from ..ir import format_node
-                out.append("extern  " + format_node(s))
-        return "\n".join(out) + "\n"
-
-
-def member_kind(k: Kernel, n: Node) -> str:
-    if n.kind == "reduce":
-        return "reduce"
-    if n.shape == k.shape:
-        return "full"
-    return "outer"
-
-
-def _kept_shape(shape, red, keepdim):
-    return tuple((1 if i in red else s) for i, s in enumerate(shape)) if keepdim else \
-        tuple(s for i, s in enumerate(shape) if i not in red)
-
-
-def outer_map(shape: tuple, red: tuple, out_shape: tuple) -> Optional[IndexMap]:
-    """The map from a domain index to a per-row value of shape out_shape, if any."""
-    R = len(shape)
-    kept = [d for d in range(R) if d not in red]
-    if out_shape == _kept_shape(shape, red, True):
-        rows = [tuple(int(k == d and d not in red) for k in range(R)) for d in range(R)]
-        return IndexMap(tuple(rows), (0,) * R, R)
-    if out_shape == _kept_shape(shape, red, False):
-        rows = [tuple(int(k == d) for k in range(R)) for d in kept]
-        return IndexMap(tuple(rows), (0,) * len(kept), R)
-    return None
-
-
-def _normalize_map(m: IndexMap, shape) -> IndexMap:
-    """Zero coefficients on size-1 dims of the target: they do not change the index."""
-    coef = tuple(tuple(0 if shape[j] == 1 else c for c in row) for j, row in enumerate(m.coef))
-    off = tuple(0 if shape[j] == 1 else o for j, o in enumerate(m.offset))
-    return IndexMap(coef, off, m.out_rank)
 
 
 # ------------------------------------------------------------------------------
@@ -123,19 +53,15 @@ class Fuser:
         if n.kind in ("const", "iota") or n.kind == "pointwise" or n.kind == "reduce":
             self.realized.add(n)
             return
-        lay = layout_of(n) if n.kind == "view" else None
-        if n.kind == "view" and lay is None:
+        if n.kind == "view" and layout_of(n) is None:
             # a view of a computed value: realize the viewed value, keep the view
             base = n
-            while base.kind == "view" and "map" in base.attrs:
+            while base.kind == "view":
                 base = base.args[0]
-            if base.kind == "view":  # reinterpret over computed value
+            if base.kind == "reinterpret":
                 self.realized.add(base.args[0])
             else:
                 self.needs_tensor(base)
-            return
-        if n.kind == "view" and lay is not None:
-            return
 
     def cost(self, n: Node) -> int:
         if n in self.cost_cache:
@@ -145,9 +71,11 @@ class Fuser:
         elif n.kind in ("const", "iota"):
             c = 0
         elif n.kind == "view":
-            c = self.cost(n.args[0]) if "map" in n.attrs else 1
+            c = self.cost(n.args[0])
+        elif n.kind == "reinterpret":
+            c = 1
         else:
-            c = (TRANSCENDENTAL_COST if n.op in _TRANSCENDENTAL else 1) + sum(self.cost(a) for a in n.args)
+            c = (TRANSCENDENTAL_COST if is_transcendental(n.op) else 1) + sum(self.cost(a) for a in n.args)
         self.cost_cache[n] = c
         return c
 
@@ -160,7 +88,7 @@ class Fuser:
             elif n.kind == "output":
                 for a in n.args:
                     self.needs_tensor(a)
-            elif n.kind == "view" and "strides" in n.attrs:
+            elif n.kind == "reinterpret":
                 base = n.args[0]
                 if base.kind not in ("input", "extern", "getitem"):
                     self.realized.add(base)
@@ -177,7 +105,7 @@ class Fuser:
         """Users of n's value, looking through index views."""
         out = []
         for u in self.users[n]:
-            if u.kind == "view" and "map" in u.attrs:
+            if u.kind == "view":
                 out.extend(self._value_users(u))
             else:
                 out.append(u)
@@ -198,15 +126,15 @@ class Fuser:
                 return
             seen.add(key)
             if not top and (n in self.realized or n.kind in ("input", "extern", "getitem", "reduce")):
-                out.append((n, _normalize_map(m, n.shape)))
+                out.append((n, normalize_map(m, n.shape)))
                 return
             if n.kind in ("const", "iota"):
                 return
             if n.kind == "view":
-                if "map" in n.attrs:
-                    walk(n.args[0], m.compose(n.attrs["map"]), False)
-                else:
-                    out.append((n.args[0], None))
+                walk(n.args[0], m.compose(n.index_map), False)
+                return
+            if n.kind == "reinterpret":
+                out.append((n.args[0], None))
                 return
             for a in n.args:
                 walk(a, m, False)
@@ -293,10 +221,10 @@ class Fuser:
             if lift is None:
                 return False
             m = lift.compose(m)
-            m = _normalize_map(m, dep.shape)
+            m = normalize_map(m, dep.shape)
         if member_kind(k, dep) in ("reduce", "outer"):
             want = outer_map(k.shape, k.red, dep.shape)
-            return want is not None and _normalize_map(want, dep.shape) == m
+            return want is not None and normalize_map(want, dep.shape) == m
         return m == IndexMap.identity(len(k.shape)) and dep.shape == k.shape
 
     def can_join(self, k: Kernel, n: Node, shape, red, reads, step_of, idx) -> bool:

@@ -8,30 +8,15 @@ count instead of allocating: fewer allocations and page faults, lower peak.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from ..ir import Node
-from .fuse import Kernel, Schedule
-
-
-@dataclass
-class MemoryPlan:
-    free_after: dict            # step index -> buffers whose last use is that step
-    reuse: dict                 # buffer -> earlier buffer whose storage it takes
-    output_bases: set           # buffers that escape as graph outputs (or views of them)
-
-    def format(self) -> str:
-        lines = [f"reuse {a.name} <- {b.name}" for a, b in self.reuse.items()]
-        for i, ns in sorted(self.free_after.items()):
-            lines.append(f"after step {i}: free {', '.join(n.name for n in ns)}")
-        return "\n".join(lines) + "\n"
+from ..schedule import Kernel, MemoryPlan, Schedule
 
 
 def base_of(n: Node, realized=frozenset()) -> Node:
     """The buffer whose memory n reads (n itself when n has its own buffer)."""
-    while n.kind == "view" and n not in realized:
+    while n.kind in ("view", "reinterpret") and n not in realized:
         n = n.args[0]
     return n
 

@@ -11,7 +11,8 @@ from typing import Callable, Optional
 
 import torch
 
-from ..ir import Graph, IndexMap, Node
+from ..ir import Graph, Node
+from ..ops import OPS
 
 # ------------------------------------------------------------------------------
 # dce: drop nodes nothing (transitively) reaches from the output. Externs that
@@ -99,12 +100,6 @@ def _is_const(n: Node, v) -> bool:
         isinstance(c, float) and math.isnan(c))
 
 
-_PY_FOLD: dict[str, Callable] = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "neg": operator.neg,
-    "maximum": max, "minimum": min, "eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
-    "le": operator.le, "gt": operator.gt, "ge": operator.ge, "abs": abs,
-    "logical_not": operator.not_,
-}
 
 
 def _fold(g: Graph, n: Node) -> Optional[Node]:
@@ -118,8 +113,8 @@ def _fold(g: Graph, n: Node) -> Optional[Node]:
             r = vals[0].to(n.dtype)
         elif op == "where":
             r = torch.where(vals[0], vals[1], vals[2])
-        elif op in _TORCH_FOLD:
-            r = _TORCH_FOLD[op](*vals)
+        elif OPS[op].fold is not None:
+            r = OPS[op].fold(*vals)
         else:
             return None
     except Exception:
@@ -132,15 +127,6 @@ def _scalar(t: torch.Tensor):
     return v
 
 
-_TORCH_FOLD = {
-    "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "neg": torch.neg,
-    "maximum": torch.maximum, "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne,
-    "lt": torch.lt, "le": torch.le, "gt": torch.gt, "ge": torch.ge, "abs": torch.abs,
-    "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt,
-    "pow": torch.pow, "reciprocal": torch.reciprocal, "logical_not": torch.logical_not,
-    "logical_and": torch.logical_and, "logical_or": torch.logical_or, "tanh": torch.tanh,
-    "erf": torch.erf, "sigmoid": torch.sigmoid,
-}
 
 
 def _same(n: Node, x: Node) -> Optional[Node]:
@@ -228,32 +214,28 @@ def _resolve(mapping, x):
 
 # ------------------------------------------------------------------------------
 # fold_views: a view of a view is one view; an identity view is its argument;
-# a view of a constant is a constant; an index view over a layout view is a layout
-# view of the same buffer.
+# a view of a constant is a constant; a view of a reinterpret is a reinterpret of
+# the same buffer.
 # ------------------------------------------------------------------------------
 def fold_views(g: Graph) -> Graph:
     mapping: dict[Node, Node] = {}
     for n in g.nodes:
         n.args = [_resolve(mapping, a) for a in n.args]
-        if n.kind != "view":
+        if n.kind not in ("view", "reinterpret"):
             continue
         x = n.args[0]
-        if "map" in n.attrs:
-            m: IndexMap = n.attrs["map"]
-            if m.is_identity() and x.shape == n.shape:
-                mapping[n] = x
-            elif x.kind == "const":
-                n.kind, n.args, n.attrs = "const", [], {"value": x.attrs["value"]}
-            elif x.kind == "view" and "map" in x.attrs:
-                n.args = [x.args[0]]
-                n.attrs = {"map": m.compose(x.attrs["map"]), "what": f"{x.attrs['what']}+{n.attrs['what']}"}
-            elif x.kind == "view" and "strides" in x.attrs:
-                st, off = x.attrs["strides"], x.attrs["offset"]
-                new = tuple(sum(st[j] * m.coef[j][k] for j in range(m.in_rank)) for k in range(m.out_rank))
-                n.args = [x.args[0]]
-                n.attrs = {"strides": new, "offset": off + sum(st[j] * m.offset[j] for j in range(m.in_rank)),
-                           "what": f"{x.attrs['what']}+{n.attrs['what']}"}
-        elif x.kind == "const":
+        if x.kind == "const":
             n.kind, n.args, n.attrs = "const", [], {"value": x.attrs["value"]}
+        elif n.kind == "reinterpret":
+            continue
+        elif n.index_map.is_identity() and x.shape == n.shape:
+            mapping[n] = x
+        elif x.kind == "view":
+            n.args = [x.args[0]]
+            n.attrs = {"map": n.index_map.compose(x.index_map), "what": f"{x.attrs['what']}+{n.attrs['what']}"}
+        elif x.kind == "reinterpret":
+            st, off = n.index_map.map_strides(x.view_strides, x.view_offset)
+            n.kind, n.args = "reinterpret", [x.args[0]]
+            n.attrs = {"strides": st, "offset": off, "what": f"{x.attrs['what']}+{n.attrs['what']}"}
     g.replace_uses(mapping)
     return dce(g)

@@ -1,0 +1,141 @@
+"""The wrapper writer: a Schedule and its MemoryPlan as a small Python program.
+
+The program allocates buffers (or takes over dead ones, per the memory plan),
+calls each kernel through its backend's launcher, calls ATen for externs, and
+drops every buffer after its last use. It is plain Python source, written to the
+debug folder next to the kernels it calls, so a reader sees the whole program.
+`runtime.load` turns it into the callable; the names it uses beyond the kernels
+and the constants it collects are the runtime's support functions (RUNTIME_NAMES).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..ir import Node
+from ..schedule import Kernel, MemoryPlan, Schedule
+from ..views import layout_of
+from .kernel import KernelSource
+
+# The support functions the generated program calls (bound by runtime.load).
+RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty")
+
+
+class WrapperWriter:
+    def __init__(self, sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], backend,
+                 placeholder_names: list[str]):
+        self.sched = sched
+        self.plan = plan
+        self.kernels = {k.name: k for k in kernels}
+        self.backend = backend
+        self.placeholder_names = placeholder_names
+        self.taken = set(plan.reuse.values())
+        self.consts: dict[str, Any] = {}
+        self.lines: list[str] = []
+
+    def var(self, n: Node) -> str:
+        return n.name
+
+    def const(self, value: Any, prefix: str = "_c") -> str:
+        name = f"{prefix}{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def tensor_expr(self, n: Node) -> str:
+        """A Python expression giving n as a torch tensor (a view where possible)."""
+        lay = layout_of(n, self.sched.realized)
+        if lay is None:
+            raise RuntimeError(f"{n.name} has no memory")
+        base, st, off = lay
+        if base is n:
+            return self.var(n)
+        if tuple(base.shape) == tuple(n.shape) and tuple(st) == tuple(layout_of(base, self.sched.realized)[1]) \
+                and off == 0:
+            return self.var(base)
+        return f"_as_strided({self.var(base)}, {tuple(n.shape)!r}, {tuple(st)!r}, {off})"
+
+    def arg_expr(self, a: Any) -> str:
+        if isinstance(a, Node):
+            return self.tensor_expr(a)
+        if isinstance(a, list):
+            return "[" + ", ".join(self.arg_expr(x) for x in a) + "]"
+        if isinstance(a, tuple):
+            return "(" + "".join(self.arg_expr(x) + ", " for x in a) + ")"
+        if isinstance(a, (int, float, bool, str)) or a is None:
+            return repr(a) if not (isinstance(a, float) and (a != a or a in (float("inf"), float("-inf")))) \
+                else f"float({str(a)!r})"
+        return self.const(a)
+
+    def emit(self, line: str, depth: int = 1):
+        self.lines.append("    " * depth + line)
+
+    def write(self) -> str:
+        sched, plan = self.sched, self.plan
+        g = sched.graph
+        inputs = [n for n in g.nodes if n.kind == "input"]
+        self.lines = []
+        self.emit("def call(args):", 0)
+        # the graph's placeholders include non-tensor inputs; they map by position
+        self.emit(f"({', '.join(self.placeholder_names) + ','}) = args" if self.placeholder_names else "pass")
+        self.emit("args.clear()")
+        for n in inputs:
+            if "constant" in n.attrs:
+                self.emit(f"{n.name} = {self.const(n.attrs['constant'])}")
+                continue
+            self.emit(f"{n.name} = {_layout_call(n.name, n)}")
+        for i, s in enumerate(sched.steps):
+            if isinstance(s, Kernel):
+                ks = self.kernels[s.name]
+                for m in s.stores:
+                    if m in plan.reuse:
+                        old = plan.reuse[m]
+                        self.emit(f"{m.name} = {old.name}.view({tuple(m.shape)!r}); del {old.name}")
+                    else:
+                        self.emit(f"{m.name} = _empty({tuple(m.shape)!r}, {_dt(m.dtype)})")
+                self.emit(self.backend.call(ks, [a.name for a in ks.args]))
+            else:
+                self.emit(self.extern_call(s))
+            for b in plan.free_after.get(i, []):
+                if b in self.taken:
+                    continue
+                self.emit(f"del {b.name}")
+        outs = g.output_node.attrs["outs"]
+        exprs = [self.tensor_expr(o) if isinstance(o, Node) else self.arg_expr(o) for o in outs]
+        self.emit(f"return [{', '.join(exprs)}]")
+        return "\n".join(self.lines) + "\n"
+
+    def extern_call(self, s: Node) -> str:
+        t = s.attrs["target"]
+        tname = self.const(t, "_op")
+        args = ", ".join(self.arg_expr(a) for a in s.attrs["args"])
+        kw = ", ".join(f"{k}={self.arg_expr(v)}" for k, v in s.attrs["kwargs"].items())
+        call = f"{tname}({args}{', ' if args and kw else ''}{kw})"
+        if s.attrs["n_outputs"]:
+            lines = [f"{s.name} = {call}"]
+            for u in self._getitems(s):
+                item = f"{s.name}[{u.attrs['index']}]"
+                lines.append(f"{u.name} = {_layout_call(item, u)}")
+            return "; ".join(lines)
+        return f"{s.name} = {_layout_call(call, s)}"
+
+    def _getitems(self, s: Node):
+        return [n for n in self.sched.graph.nodes if n.kind == "getitem" and n.args[0] is s]
+
+
+def _layout_call(expr: str, n: Node) -> str:
+    """`expr` as a tensor with exactly n's strides (dims of size 1 may differ)."""
+    sig = tuple(d for d, x in enumerate(n.shape) if x != 1)
+    return f"_layout({expr}, {tuple(n.shape)!r}, {tuple(n.stride)!r}, {sig!r})"
+
+
+def _dt(dt: torch.dtype) -> str:
+    return f"torch.{str(dt).replace('torch.', '')}"
+
+
+def write_wrapper(sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], backend,
+                  placeholder_names: list[str]) -> tuple[str, dict[str, Any]]:
+    """(the program's source, the constants it refers to by name)."""
+    w = WrapperWriter(sched, plan, kernels, backend, placeholder_names)
+    src = w.write()
+    return src, w.consts

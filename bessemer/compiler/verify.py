@@ -1,0 +1,172 @@
+"""Invariants every pass relies on, checked on a Graph and on a Schedule.
+
+`verify_graph` runs after every graph pass and `verify_schedule` after fusion
+whenever the pipeline verifies: always in the tests (BESSEMER_VERIFY=1, set by
+tests/conftest.py) and under `debug`. A violation raises VerifyError naming the
+pass that produced it and the node, so a bug shows where it is made, not where a
+renderer trips over it later.
+"""
+from __future__ import annotations
+
+import torch
+
+from .ir import Graph, Node
+from .ops import OPS, REDUCE_OPS
+from .schedule import Kernel, Schedule, kept_shape, member_kind, outer_map
+from .views import BUFFER_KINDS
+
+KINDS = ("input", "const", "iota", "pointwise", "view", "reinterpret", "reduce", "extern", "getitem", "output")
+
+
+class VerifyError(AssertionError):
+    """An IR or schedule invariant does not hold."""
+
+
+def _fail(where: str, n, msg: str):
+    raise VerifyError(f"after {where}: {n!r}: {msg}")
+
+
+def verify_graph(g: Graph, where: str = "graph") -> None:
+    seen: set[Node] = set()
+    names: set[str] = set()
+    if not g.nodes or g.nodes[-1].kind != "output":
+        raise VerifyError(f"after {where}: the last node is not the output")
+    for i, n in enumerate(g.nodes):
+        if n.kind not in KINDS:
+            _fail(where, n, f"unknown kind {n.kind!r}")
+        if n.name in names:
+            _fail(where, n, "duplicate name")
+        names.add(n.name)
+        if n.kind == "output" and i != len(g.nodes) - 1:
+            _fail(where, n, "output node before the end")
+        for a in n.args:
+            if not isinstance(a, Node) or a not in seen:
+                _fail(where, n, f"argument {a!r} is not an earlier node of the graph")
+        if not all(isinstance(s, int) and s >= 0 for s in n.shape):
+            _fail(where, n, f"shape {n.shape} is not a tuple of sizes")
+        _check_node(n, where)
+        seen.add(n)
+
+
+def _check_node(n: Node, where: str) -> None:
+    k = n.kind
+    if k == "input" or k == "getitem" or (k == "extern" and not n.attrs.get("n_outputs")):
+        if n.stride is None or len(n.stride) != len(n.shape):
+            _fail(where, n, f"stride {n.stride} does not match rank {len(n.shape)}")
+    if k == "pointwise":
+        if n.op not in OPS:
+            _fail(where, n, f"unknown op {n.op!r}")
+        d = OPS[n.op]
+        if len(n.args) != d.arity:
+            _fail(where, n, f"{n.op} takes {d.arity} arguments, has {len(n.args)}")
+        if any(a.shape != n.shape for a in n.args):
+            _fail(where, n, f"argument shapes {[a.shape for a in n.args]} differ from {n.shape}")
+        if d.result == "bool" and n.dtype != torch.bool:
+            _fail(where, n, f"{n.op} must return bool, returns {n.dtype}")
+    elif k == "iota":
+        if not 0 <= n.attrs["dim"] < max(len(n.shape), 1):
+            _fail(where, n, f"iota dim {n.attrs['dim']} out of range")
+    elif k == "view":
+        x, m = n.args[0], n.index_map
+        if m.in_rank != len(x.shape) or m.out_rank != len(n.shape):
+            _fail(where, n, f"index map {m} maps rank {m.out_rank}->{m.in_rank}, "
+                            f"nodes are {len(n.shape)}->{len(x.shape)}")
+        if x.dtype != n.dtype:
+            _fail(where, n, "a view changes the dtype")
+        if 0 not in n.shape:
+            for j in range(m.in_rank):
+                lo = m.offset[j] + sum(min(0, c * (n.shape[q] - 1)) for q, c in enumerate(m.coef[j]))
+                hi = m.offset[j] + sum(max(0, c * (n.shape[q] - 1)) for q, c in enumerate(m.coef[j]))
+                if lo < 0 or hi >= max(x.shape[j], 1):
+                    _fail(where, n, f"reads dim {j} of {x!r} at {lo}..{hi}, size {x.shape[j]}")
+    elif k == "reinterpret":
+        if len(n.view_strides) != len(n.shape) or n.view_offset < 0:
+            _fail(where, n, f"strides {n.view_strides} / offset {n.view_offset} do not fit {n.shape}")
+        if n.args[0].dtype != n.dtype:
+            _fail(where, n, "a reinterpret changes the dtype")
+    elif k == "reduce":
+        x = n.args[0]
+        dims = tuple(n.attrs["dims"])
+        if n.op not in REDUCE_OPS:
+            _fail(where, n, f"unknown reduction {n.op!r}")
+        if list(dims) != sorted(set(dims)) or any(not 0 <= d < len(x.shape) for d in dims):
+            _fail(where, n, f"dims {dims} are not sorted dims of rank {len(x.shape)}")
+        if n.shape != kept_shape(x.shape, dims, n.attrs["keepdim"]):
+            _fail(where, n, f"shape {n.shape} is not {x.shape} reduced over {dims}")
+    elif k == "getitem":
+        src = n.args[0]
+        if src.kind != "extern" or not 0 <= n.attrs["index"] < max(src.attrs["n_outputs"], 1):
+            _fail(where, n, f"getitem {n.attrs['index']} of {src!r}")
+    elif k == "output":
+        outs = [o for o in n.attrs["outs"] if isinstance(o, Node)]
+        if outs != n.args:
+            _fail(where, n, "outputs and arguments differ")
+
+
+def verify_schedule(s: Schedule, where: str = "fuse") -> None:
+    verify_graph(s.graph, where)
+    computed: set[Node] = {n for n in s.graph.nodes if n.kind == "input"}
+    for i, step in enumerate(s.steps):
+        if isinstance(step, Kernel):
+            _check_kernel(s, step, i, computed, where)
+            computed.update(step.members)
+        else:
+            if step.kind != "extern":
+                _fail(where, step, f"a step is a {step.kind}, not a kernel or an extern")
+            for a in step.args:
+                _check_available(s, a, computed, where, step)
+            computed.add(step)
+            computed.update(n for n in s.graph.nodes if n.kind == "getitem" and n.args[0] is step)
+    for n in s.realized:
+        if n not in computed:
+            _fail(where, n, "realized but no kernel computes it")
+    for o in s.graph.output_node.args:
+        _check_available(s, o, computed, where, s.graph.output_node)
+
+
+def _check_kernel(s: Schedule, k: Kernel, i: int, computed: set, where: str) -> None:
+    if not k.members:
+        _fail(where, k.name, "a kernel without members")
+    for m in k.stores:
+        if m not in k.members:
+            _fail(where, m, f"stored by {k.name} but not its member")
+    for m in k.members:
+        if s.step_of.get(m) != i:
+            _fail(where, m, f"member of {k.name} (step {i}) but step_of says {s.step_of.get(m)}")
+        if m in s.realized and m not in k.stores:
+            _fail(where, m, f"realized but {k.name} does not store it")
+        kind = member_kind(k, m)
+        if kind == "reduce":
+            if m.args[0].shape != k.shape or tuple(m.attrs["dims"]) != tuple(k.red):
+                _fail(where, m, f"reduces {m.args[0].shape} over {m.attrs['dims']}, kernel domain "
+                                f"{k.shape} over {k.red}")
+        elif kind == "outer" and (not k.red or outer_map(k.shape, k.red, m.shape) is None):
+            _fail(where, m, f"shape {m.shape} is neither the domain {k.shape} nor a row of it")
+        for a in m.args:
+            _check_reads(s, a, k, computed, where, m)
+
+
+def _check_reads(s: Schedule, n: Node, k: Kernel, computed: set, where: str, user: Node) -> None:
+    """What a member reads through inlined values is computed before, or in, its kernel."""
+    stack, seen = [n], set()
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if x.kind in BUFFER_KINDS or x in s.realized or x.kind == "reduce":
+            if x not in computed and x not in k.members:
+                _fail(where, user, f"reads {x!r} before any step computes it")
+            continue
+        stack.extend(x.args)
+
+
+def _check_available(s: Schedule, n: Node, computed: set, where: str, user) -> None:
+    """A tensor handed to ATen or returned has memory that exists by then."""
+    while n.kind in ("view", "reinterpret") and n not in s.realized:
+        n = n.args[0]
+    if n.kind in ("const", "iota", "pointwise", "reduce") and n not in s.realized:
+        _fail(where, user, f"needs {n!r} as a tensor but it has no buffer")
+    if n.kind != "input" and n not in computed and n.kind not in ("const", "iota"):
+        _fail(where, user, f"reads {n!r} before any step computes it")
+
