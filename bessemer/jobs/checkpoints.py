@@ -71,7 +71,6 @@ class CheckpointSync:
         self.local_fs = type(self.fs).__name__ == "LocalFileSystem"
         self.note = note
         self.synced: dict[str, _Seen] = {}     # relative path -> what was copied to the path
-        self.pending: dict[str, _Seen] = {}    # relative path -> what the last scan saw
         self.uploads = 0
 
     # -- path -> checkpoints/ ------------------------------------------------------
@@ -95,25 +94,20 @@ class CheckpointSync:
     # -- checkpoints/ -> path ------------------------------------------------------
     def sync(self, busy: Iterable[str] = (), final: bool = False) -> int:
         """Copy each file of checkpoints/ that changed since it was last copied. Unless
-        `final`, a file is copied only once it is complete: not open in any of the job's
-        processes (`busy`, absolute paths) and unchanged since the previous scan. Returns
-        how many files were copied."""
+        `final`, a file is copied only once it is complete: no process of the job has it open
+        (`busy`: the absolute paths they have open). Returns how many files were copied."""
         busy = {os.path.realpath(p) for p in busy}
         copied = 0
         for rel, seen in self._scan().items():
             if self.synced.get(rel) == seen:
-                self.pending.pop(rel, None)
                 continue
-            # A file is complete when no process of the job has it open and its size and time
-            # did not change between two scans: this costs one scan interval of delay, and never
-            # copies a file that a process writes, closes and reopens to write more.
-            stable = self.pending.get(rel) == seen
-            self.pending[rel] = seen
-            if not final and (not stable or os.path.realpath(self.local / rel) in busy):
+            # Open means still being written. A file written, closed and reopened to write more
+            # may be copied in between; the next change copies it again, and the end of the job
+            # copies every file, so the path always ends with the files as the job left them.
+            if not final and os.path.realpath(self.local / rel) in busy:
                 continue
             self._upload(rel)
             self.synced[rel] = seen
-            self.pending.pop(rel, None)
             copied += 1
         return copied
 
