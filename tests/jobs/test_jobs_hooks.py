@@ -2,6 +2,7 @@
 import os
 import subprocess
 import sys
+import textwrap
 import types
 
 import pytest
@@ -104,3 +105,31 @@ def test_nothing_is_compiled_with_the_compiler_off_or_torch_compile_asked(fake_t
     module.Trainer(model=Model(), args=args)
     assert compiled == []
     assert "torch_compile=True" in capsys.readouterr().err
+
+
+def test_the_startup_hook_reports_compiled_graphs_and_long_compiles():
+    code = textwrap.dedent("""
+        import logging, sys, time
+        import bessemer_job_log
+        bessemer_job_log.PROGRESS_AFTER_S = 0.2
+        handler = logging.getLogger("bessemer").handlers[0]
+        handler.after, handler.every = 0.2, 0.3
+        log = logging.getLogger("bessemer")
+        log.info("compiling graph %s", "backward1", extra={"bessemer_compile": {"event": "start", "graph": "backward1"}})
+        time.sleep(0.9)
+        log.info("compiled graph", extra={"bessemer_compile": {"event": "done", "graph": "backward1", "kernels": 4,
+                                                               "externs": 1, "seconds": 0.9, "cache_hit": False}})
+        log.info("bessemer: a note from the compiler")
+        log.debug("not shown")
+        logging.basicConfig()
+        logging.getLogger().warning("the script's own logging is untouched")
+    """)
+    r = run_python(code, [STARTUP_DIR], RANK="1")
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    progress = [ln for ln in lines if ln.startswith("bessemer[rank 1]: compiling graph backward1 ... ")]
+    assert 1 <= len(progress) <= 3
+    assert "bessemer[rank 1]: compiled graph backward1: 4 kernels, 1 externs, 0.90 s, cache miss" in lines
+    assert "bessemer: a note from the compiler" in lines and "not shown" not in r.stderr
+    assert "WARNING:root:the script's own logging is untouched" in lines
+    assert not any("compiled graph" in ln and "INFO" in ln for ln in lines)  # not twice, via the root logger

@@ -338,3 +338,27 @@ def test_a_job_whose_supervisor_was_killed_is_recorded_failed_and_its_processes_
     assert job.status == FAILED
     wait_for(lambda: not any(process_running(p) for p in read_pids(pids)), timeout=10,
              what="the orphaned processes to end")
+
+
+def test_compile_lines_become_the_records_compile_summary(tmp_path):
+    """The supervisor collects the per-graph lines the job's processes log (and the compiler's
+    fallback warnings) into one summary line and the record."""
+    script = write(tmp_path / "train.py", """
+        import sys
+        for name, k, e, s, hit in (("forward0", 3, 2, 0.5, "miss"), ("backward1", 4, 1, 1.25, "miss"),
+                                   ("forward2", 1, 0, 0.25, "hit")):
+            print(f"bessemer: compiled graph {name}: {k} kernels, {e} externs, {s} s, cache {hit}", file=sys.stderr)
+        print("x.py:3: UserWarning: bessemer: inference graph inference3 runs eagerly (LoweringError: no)",
+              file=sys.stderr)
+        print("loss=0.5")
+    """)
+    est = PyTorch(entry_point=script, output_path=tmp_path / "runs")
+    est.fit(logs=False)
+    summary = est.describe()["CompileSummary"]
+    assert {k: summary[k] for k in ("graphs", "seconds", "fallbacks", "cache_hits", "kernels", "externs")} == {
+        "graphs": 3, "seconds": 2.0, "fallbacks": 1, "cache_hits": 1, "kernels": 8, "externs": 3}
+    assert summary["fallback_names"] == ["inference3"]
+    assert [g["name"] for g in summary["per_graph"]] == ["forward0", "backward1", "forward2"]
+    log = open(est.latest_training_job.log_path).read()
+    assert ("bessemer: compile summary: 3 graphs in 2.00 s, 1 from the cache, 8 kernels, 3 externs, "
+            "1 fallbacks to eager\n") in log

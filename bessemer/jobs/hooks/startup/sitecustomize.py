@@ -1,9 +1,11 @@
 """Start-up hook of a bessemer training job (this folder is first on the job's PYTHONPATH).
 
 When the script imports transformers' Trainer, the Trainer is patched so that its
-model goes through bessemer.compile (bessemer.jobs.hooks.trainer). Only the
-standard library is imported here: a process that never uses transformers pays
-nothing. A sitecustomize further along sys.path still runs.
+model goes through bessemer.compile (bessemer.jobs.hooks.trainer); and the
+`bessemer` logger writes what the compiler does (a line per compiled graph,
+progress during a long compile) to the job's log (bessemer_job_log.py). Only the
+standard library is imported here: a process that never uses transformers or
+the compiler pays nothing. A sitecustomize further along sys.path still runs.
 """
 import importlib.abc
 import importlib.machinery
@@ -67,4 +69,10 @@ def _run_next_sitecustomize():
 
 
 sys.meta_path.insert(0, _TrainerFinder())
+try:
+    import bessemer_job_log
+
+    bessemer_job_log.install()
+except Exception as e:  # noqa: BLE001 - the script must run even if the hook cannot
+    print(f"bessemer: could not route the compiler's log to the job's log ({e!r})", file=sys.stderr, flush=True)
 _run_next_sitecustomize()
