@@ -121,10 +121,12 @@ class Estimator:
             raise ValueError(f"checkpoint_path {self.checkpoint_path!r} lives in this process's memory, and a "
                              "job started with wait=False runs in another process: use a folder or a "
                              "remote URL, or fit(wait=True)")
+        if job_name is not None:
+            _check_job_name("job_name", job_name)
         store = JobStore(self.output_path)
         record = self._record(channels)
         if job_name is not None:
-            record.name = _check_job_name("job_name", job_name)
+            record.name = job_name
             store.create(record)
         else:
             record = store.create_unique(self.base_job_name, record)

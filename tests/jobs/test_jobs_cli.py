@@ -65,9 +65,9 @@ def test_train_reports_a_failed_job(project, capsys):
 
 def test_train_refuses_bad_arguments(project, capsys):
     assert train(project, "--hp", "no-equals-sign") == 2
-    assert "--hp expects KEY=VALUE" in capsys.readouterr().err
+    assert "--hp: expected KEY=VALUE, got 'no-equals-sign'" in capsys.readouterr().err
     assert main(["train", "missing.py", "--output-path", str(project / "runs")]) == 2
-    assert "entry_point 'missing.py' does not exist" in capsys.readouterr().err
+    assert "the script 'missing.py' does not exist" in capsys.readouterr().err
 
 
 def test_jobs_list_describe_logs(project, capsys):
@@ -96,7 +96,9 @@ def test_jobs_list_describe_logs(project, capsys):
     assert main(["jobs", "logs", "second", "--output-path", runs, "--follow"]) == 1
 
     assert main(["jobs", "describe", "nope", "--output-path", runs]) == 2
-    assert "no job named 'nope'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("bessemer jobs describe: error: no job named 'nope'") and err.count("\n") == 1
+    assert "the latest: second, first" in err and "bessemer jobs list" in err and "--output-path" in err
     assert main(["jobs", "stop", "first", "--output-path", runs]) == 0
     assert "already ended (Completed)" in capsys.readouterr().out
 
@@ -115,6 +117,49 @@ def test_bench_is_handed_its_arguments(monkeypatch):
         monkeypatch.setattr(bessemer, "bench", package, raising=False)
     assert main(["bench", "--model", "mlp", "--help"]) == 7
     assert seen == [["--model", "mlp", "--help"]]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--processes", "two"], "bessemer train: error: --processes: expected a whole number >= 1, got 'two'"),
+    (["--processes", "0"], "bessemer train: error: --processes: expected a whole number >= 1, got '0'"),
+    (["--max-run", "-5"], "bessemer train: error: --max-run: expected a number of seconds > 0, got '-5'"),
+    (["--max-retries", "-1"], "bessemer train: error: --max-retries: expected a whole number >= 0, got '-1'"),
+    (["--precision", "fp8"], "bessemer train: error: --precision: invalid choice: 'fp8'"),
+    (["--channel", "train=/no/such/data"], "bessemer train: error: --channel train: '/no/such/data' does not exist"),
+    (["--metric", "loss=loss=[0-9.]+"], "bessemer train: error: --metric #1 'loss=[0-9.]+' needs a capture group"),
+    (["--checkpoint-path", "nosuch://x"], "bessemer train: error: --checkpoint-path 'nosuch://x': fsspec knows"),
+    (["--job-name", "bad_name"], "bessemer train: error: --job-name must be letters"),
+])
+def test_bad_values_are_one_line_naming_the_flag(project, capsys, args, message):
+    assert train(project, *args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message), err
+    assert err.count("\n") == 1 and "usage:" not in err
+    assert not (project / "runs").exists()  # refused before anything was made
+
+
+def test_read_only_commands_never_create_a_store(tmp_path, capsys):
+    empty = tmp_path / "nothing-here"
+    assert main(["jobs", "list", "--output-path", str(empty)]) == 0
+    assert "no jobs in" in capsys.readouterr().out
+    for action in (["describe", "x"], ["logs", "x"], ["metrics", "x"], ["stop", "x"], ["compare", "x", "y"]):
+        assert main(["jobs", *action, "--output-path", str(empty)]) == 2
+        assert "no jobs in" in capsys.readouterr().err
+    assert not empty.exists()
+
+
+def test_version(capsys):
+    import tomllib
+
+    import bessemer
+    from jobs_testing import REPO
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"bessemer {bessemer.__version__} (torch ")
+    assert bessemer.__version__ == tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
 
 
 def test_help_lists_the_commands(capsys):
