@@ -74,11 +74,11 @@ class Estimator:
         self.cloud_arguments, renamed = split_sagemaker_options(type(self).__name__, sagemaker_options)
         if "checkpoint_path" in renamed:
             if checkpoint_path is not None:
-                raise ValueError("checkpoint_path and checkpoint_s3_uri name the same thing: give one")
+                raise ValueError("checkpoint_s3_uri and checkpoint_path name the same thing: give one")
             checkpoint_path = renamed["checkpoint_path"]
         if "max_retries" in renamed:
             if max_retries:
-                raise ValueError("max_retries and max_retry_attempts name the same thing: give one")
+                raise ValueError("max_retry_attempts and max_retries name the same thing: give one")
             max_retries = renamed["max_retries"]
         self.source_dir, self.entry_point = _check_entry_point(entry_point, source_dir)
         self.hyperparameters = _check_hyperparameters(hyperparameters)
