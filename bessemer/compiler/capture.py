@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import time
 import warnings
 from typing import Optional
 
@@ -76,10 +77,13 @@ class BessemerBackend:
             if debug and int(os.environ.get("WORLD_SIZE", "1")) > 1:
                 debug = os.path.join(debug, f"rank-{os.environ.get('RANK', '0')}")
             ddir = os.path.join(debug, f"graph_{gid:03d}_{kind}") if debug else None
+            log.info("compiling graph %s", name, extra={"bessemer_compile": {"event": "start", "graph": name}})
+            started = time.perf_counter()
             try:
                 cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
                               verify=os.environ.get(ENV_VERIFY) == "1").run(gm, example_inputs, self.config.fallback)
             except Exception as e:  # noqa: BLE001 - any failure falls back to eager
+                log.info("graph %s not compiled", name, extra={"bessemer_compile": {"event": "failed", "graph": name}})
                 if self.config.fallback == "error":
                     raise
                 msg = str(e).strip().splitlines()
@@ -95,6 +99,9 @@ class BessemerBackend:
                         f.write(traceback.format_exc())
                 from functorch.compile import make_boxed_func
                 return make_boxed_func(gm.forward)
+            log.info("compiled graph %s", name, extra={"bessemer_compile": {  # the job log's line
+                "event": "done", "graph": name, "kernels": cg.n_kernels, "externs": cg.n_externs,
+                "seconds": time.perf_counter() - started, "cache_hit": cg.cache_hit}})
             self.compiled.append(cg)
             fn = cg.fn
             fn._boxed_call = True

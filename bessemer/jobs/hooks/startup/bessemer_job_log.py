@@ -5,6 +5,7 @@ The compiler logs two records per graph on the `bessemer` logger, each with a
 
     {"event": "start", "graph": "forward0"}
     {"event": "done", "graph": "forward0", "kernels": 3, "externs": 2, "seconds": 0.84, "cache_hit": False}
+    (or {"event": "failed", "graph": "forward0"}: it runs eagerly, and the compiler warns why)
 
 In a job's processes this handler turns them into one line per compiled graph,
 
@@ -70,10 +71,9 @@ class JobLogHandler(logging.Handler):
             with self._state:
                 if event.get("event") == "start":
                     self._running[me] = (str(event.get("graph")), time.monotonic())
-                    self._told.pop(me, None)
-                elif event.get("event") == "done":
+                else:  # done or failed: this thread's compile is over
                     self._running.pop(me, None)
-                    self._told.pop(me, None)
+                self._told.pop(me, None)
             if event.get("event") == "start":
                 self._watch()
             elif event.get("event") == "done":
