@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench tested-models venv clean
+.PHONY: demo test fuzz bench tested-models venv clean
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -16,6 +16,13 @@ venv: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 tests
+
+# The program fuzzer: N random programs (seeds SEED..SEED+N-1) compiled forward and
+# backward against eager; a failing program is shrunk and printed as a test.
+N ?= 1000
+SEED ?= 0
+fuzz: $(STAMP)
+	$(BIN)/python tests/fuzz --n $(N) --seed $(SEED) $(FUZZ_ARGS)
 
 demo: $(STAMP)
 	$(BIN)/python -m bessemer.demo

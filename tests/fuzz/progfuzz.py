@@ -1,0 +1,406 @@
+"""Random programs checked against eager PyTorch: the program form, its inputs, the check.
+
+A program is straight-line Python over torch: named inputs (`a0`, `a1`, ...), one
+statement per line defining or updating values (`v0`, `v1`, ...), and a tuple of
+outputs. It is compiled forward and backward by bessemer with fallback="error"
+and must agree with eager on
+
+- every output (shape, dtype, values),
+- the gradient of every input that requires one (the loss is a fixed random
+  weighting of every differentiable output),
+- every input after the call (programs may update inputs in place).
+
+Floating values are compared with tolerances that fit their dtype; where eager is
+itself far from exact (bf16 chains, long fp32 sums), the program is also run in
+float64 and the compiled result passes when its error is within a small factor
+of eager's own error (the way Inductor judges accuracy).
+
+Everything is a function of a seed: the inputs' values, the loss weights and,
+in progfuzz_gen, the program itself.
+"""
+from __future__ import annotations
+
+import linecache
+import math
+import re
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "int64": torch.int64, "bool": torch.bool}
+DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
+
+
+# ----------------------------------------------------------------------------------
+# inputs
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Input:
+    """One input tensor: its shape, dtype and memory layout; the values come from the seed.
+
+    layout: "c" contiguous; "t<perm>" a permuted contiguous tensor (e.g. "t201":
+    storage in dims order 2,0,1); "s" every other element of a larger tensor along
+    each dim (non-contiguous, non-zero offset); "cl" channels-last (rank 4 or 5);
+    "e" a broadcast (stride 0) view of one row.
+    low/high: the value range of an int64 input ([low, high)).
+    seed: the values' seed (they do not depend on the input's position).
+    """
+    shape: tuple
+    dtype: str = "float32"
+    layout: str = "c"
+    grad: bool = False
+    low: int = -4
+    high: int = 5
+    seed: int = 0
+
+    def __repr__(self) -> str:
+        parts = [repr(tuple(self.shape)), repr(self.dtype)]
+        if self.layout != "c":
+            parts.append(f"layout={self.layout!r}")
+        if self.grad:
+            parts.append("grad=True")
+        if self.dtype == "int64" and (self.low, self.high) != (-4, 5):
+            parts.append(f"low={self.low}, high={self.high}")
+        parts.append(f"seed={self.seed}")
+        return f"Input({', '.join(parts)})"
+
+
+def _values(spec: Input) -> torch.Tensor:
+    gen = torch.Generator().manual_seed(spec.seed % (2 ** 63))
+    shape = tuple(spec.shape)
+    if spec.dtype in ("float32", "bfloat16"):
+        return torch.randn(shape, generator=gen).to(DTYPES[spec.dtype])
+    if spec.dtype == "int64":
+        return torch.randint(spec.low, spec.high, shape, generator=gen)
+    return torch.randint(0, 2, shape, generator=gen).bool()
+
+
+def _layout(spec: Input, dtype: torch.dtype) -> torch.Tensor:
+    """Uninitialized storage of the spec's shape with the spec's strides."""
+    shape = tuple(spec.shape)
+    lay = spec.layout
+    if lay == "c" or len(shape) == 0:
+        return torch.empty(shape, dtype=dtype)
+    if lay.startswith("t"):
+        perm = [int(c) for c in lay[1:]]
+        inv = [perm.index(i) for i in range(len(perm))]
+        return torch.empty([shape[p] for p in perm], dtype=dtype).permute(inv)
+    if lay == "s":
+        big = torch.empty([2 * s + 1 for s in shape], dtype=dtype)
+        return big[tuple(slice(1, None, 2) for _ in shape)]
+    if lay == "cl":
+        fmt = torch.channels_last if len(shape) == 4 else torch.channels_last_3d
+        return torch.empty(shape, dtype=dtype).contiguous(memory_format=fmt)
+    if lay == "e":
+        return torch.empty((1,) + shape[1:], dtype=dtype).expand(shape)
+    raise ValueError(f"Input.layout: unknown layout {lay!r}")
+
+
+def make_input(spec: Input, upcast: bool = False) -> torch.Tensor:
+    """A fresh input tensor; with upcast, a floating input becomes float64 (same values)."""
+    vals = _values(spec)
+    dt = torch.float64 if upcast and vals.is_floating_point() else vals.dtype
+    t = _layout(spec, dt)
+    with torch.no_grad():
+        if spec.layout == "e" and vals.dim() > 0:
+            t[:1].copy_(vals[:1])    # one row, broadcast
+        else:
+            t.copy_(vals)
+    return t.detach().requires_grad_(True) if spec.grad else t
+
+
+def make_inputs(specs: Sequence[Input], upcast: bool = False) -> list[torch.Tensor]:
+    return [make_input(s, upcast) for s in specs]
+
+
+# ----------------------------------------------------------------------------------
+# programs
+# ----------------------------------------------------------------------------------
+NAME = re.compile(r"\b[av]\d+\b")
+
+
+@dataclass
+class Program:
+    inputs: list[Input]
+    lines: list[str]            # Python statements over a0.., v0..
+    outputs: list[str]          # names returned
+    seed: int = 0
+
+    def source(self, fname: str = "prog", indent: str = "") -> str:
+        args = ", ".join(f"a{i}" for i in range(len(self.inputs)))
+        body = [f"{indent}def {fname}({args}):"]
+        body += [f"{indent}    {ln}" for ln in self.lines]
+        body.append(f"{indent}    return ({', '.join(self.outputs)}{',' if len(self.outputs) == 1 else ''})")
+        return "\n".join(body) + "\n"
+
+    def function(self, fname: str = "prog") -> Callable:
+        src = self.source(fname)
+        filename = f"<fuzz program {self.seed} {abs(hash(src)) % 10 ** 8}>"
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        ns: dict = {"torch": torch, "F": F}
+        exec(compile(src, filename, "exec"), ns)
+        return ns[fname]
+
+    def copy(self, **changes) -> "Program":
+        fields = dict(inputs=list(self.inputs), lines=list(self.lines), outputs=list(self.outputs), seed=self.seed)
+        fields.update(changes)
+        return Program(**fields)
+
+
+def combine(programs: Sequence[Program]) -> tuple[Program, list[tuple[int, int]]]:
+    """Several independent programs as one (renamed apart); returns, per program,
+    its (first output, end output) range in the combined outputs."""
+    inputs, lines, outputs, ranges = [], [], [], []
+    nv = 0
+    for p in programs:
+        amap = {f"a{i}": f"a{i + len(inputs)}" for i in range(len(p.inputs))}
+        vnames = sorted({m for ln in p.lines for m in NAME.findall(ln) if m[0] == "v"}, key=lambda s: int(s[1:]))
+        vmap = {v: f"v{nv + i}" for i, v in enumerate(vnames)}
+        nv += len(vnames)
+        ren = {**amap, **vmap}
+        sub = lambda s: NAME.sub(lambda m: ren.get(m.group(0), m.group(0)), s)  # noqa: E731
+        inputs += p.inputs
+        lines += [sub(ln) for ln in p.lines]
+        ranges.append((len(outputs), len(outputs) + len(p.outputs)))
+        outputs += [sub(o) for o in p.outputs]
+    return Program(inputs, lines, outputs, programs[0].seed if programs else 0), ranges
+
+
+# ----------------------------------------------------------------------------------
+# running
+# ----------------------------------------------------------------------------------
+class Upcast(TorchFunctionMode):
+    """Every floating dtype a program names becomes float64: the float64 reference run."""
+
+    _TO64 = {torch.Tensor.float, torch.Tensor.bfloat16, torch.Tensor.half, torch.Tensor.double}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in self._TO64:
+            return args[0].to(torch.float64)
+        up = lambda a: torch.float64 if isinstance(a, torch.dtype) and a.is_floating_point else a  # noqa: E731
+        return func(*[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
+
+
+@dataclass
+class Result:
+    outputs: list           # tensors (detached) or other values
+    grads: list             # per input with grad: its .grad (None if it got none)
+    after: list             # every input after the call
+    error: Optional[BaseException] = None
+    where: str = ""         # "compile/forward" or "backward" when error
+
+
+def loss_weights(seed: int, outputs: Sequence[Any], dtype=torch.float32) -> list:
+    ws = []
+    for i, o in enumerate(outputs):
+        gen = torch.Generator().manual_seed(seed * 31 + i)
+        ws.append(torch.randn(tuple(o.shape), generator=gen).to(dtype) if isinstance(o, torch.Tensor) else None)
+    return ws
+
+
+def _flat(outs) -> list:
+    res = []
+    for o in (outs if isinstance(outs, (tuple, list)) else [outs]):
+        if isinstance(o, (tuple, list)):
+            res += _flat(o)
+        else:
+            res.append(o)
+    return res
+
+
+def run(fn: Callable, specs: Sequence[Input], seed: int, mode: str = "eager") -> Result:
+    """Call fn on fresh inputs, then backward through a weighted sum of its outputs.
+
+    mode "ref" runs in float64 (inputs upcast, every dtype the program names upcast).
+    """
+    upcast = mode == "ref"
+    inputs = make_inputs(specs, upcast=upcast)
+    torch.default_generator.manual_seed(seed)   # dropout draws the same masks in every run
+    stage = "forward"
+    try:
+        if upcast:
+            with Upcast():
+                outs = _flat(fn(*inputs))
+        else:
+            outs = _flat(fn(*inputs))
+        stage = "backward"
+        ws = loss_weights(seed, outs, torch.float64 if upcast else torch.float32)
+        terms = [(o.to(w.dtype) * w).sum() for o, w in zip(outs, ws)
+                 if isinstance(o, torch.Tensor) and o.requires_grad and o.is_floating_point()]
+        if terms:
+            torch.stack(terms).sum().backward()
+    except Exception as e:  # noqa: BLE001 - reported by the caller
+        return Result([], [], [], e, stage)
+    grads = [x.grad for x, s in zip(inputs, specs) if s.grad]
+    return Result([o.detach() if isinstance(o, torch.Tensor) else o for o in outs], grads,
+                  [x.detach() for x in inputs])
+
+
+# ----------------------------------------------------------------------------------
+# comparing
+# ----------------------------------------------------------------------------------
+_TOL = {torch.float32: (1e-4, 1e-5), torch.bfloat16: (1.6e-2, 1e-2), torch.float64: (1e-7, 1e-7),
+        torch.float16: (1e-3, 1e-3)}
+_REF_FACTOR = {torch.float32: 2.0, torch.bfloat16: 3.0}
+
+
+def _close(c: torch.Tensor, e: torch.Tensor) -> bool:
+    rtol, atol = _TOL.get(e.dtype, (0, 0))
+    c64, e64 = c.double(), e.double()
+    finite = torch.isfinite(e64)
+    scale = 1.0 + (e64[finite].abs().max().item() if finite.any() else 0.0)
+    return bool(torch.isclose(c64, e64, rtol=rtol, atol=atol * scale, equal_nan=True).all())
+
+
+def _rmse(a: torch.Tensor, b: torch.Tensor) -> float:
+    d = (a.double() - b.double())
+    d = torch.where(torch.isnan(a.double()) & torch.isnan(b.double()), torch.zeros_like(d), d)
+    return math.sqrt(float((d * d).mean())) if d.numel() else 0.0
+
+
+def _ref_close(c: torch.Tensor, e: torch.Tensor, r: torch.Tensor) -> bool:
+    """c is within a small factor of eager's own error against the float64 truth."""
+    if r is None or r.shape != c.shape:
+        return False
+    rtol, atol = _TOL[e.dtype]
+    scale = 1.0 + float(r.abs().max()) if r.numel() else 1.0
+    return _rmse(c, r) <= _REF_FACTOR.get(e.dtype, 2.0) * _rmse(e, r) + atol * scale / 10
+
+
+def _describe(c: torch.Tensor, e: torch.Tensor) -> str:
+    if c.shape != e.shape or c.dtype != e.dtype:
+        return f"compiled {tuple(c.shape)} {c.dtype}, eager {tuple(e.shape)} {e.dtype}"
+    if c.numel() == 0:
+        return "empty"
+    d = (c.double() - e.double()).abs()
+    d = torch.where(torch.isnan(d) & ~(torch.isnan(c.double()) & torch.isnan(e.double())),
+                    torch.full_like(d, float("inf")), torch.nan_to_num(d, nan=0.0))
+    i = int(d.flatten().argmax())
+    idx = tuple(int(k) for k in torch.unravel_index(torch.tensor(i), c.shape)) if c.dim() else ()
+    n_bad = int((d > 0).sum())
+    return (f"{n_bad}/{c.numel()} elements differ; worst at {idx}: compiled {c.flatten()[i].item()!r}, "
+            f"eager {e.flatten()[i].item()!r}")
+
+
+def compare(specs: Sequence[Input], c: Result, e: Result, ref: Callable[[], Optional[Result]]) -> list[str]:
+    """The differences between a compiled and an eager result (empty: they agree)."""
+    problems = []
+    ref_res: list = []
+
+    def get_ref():
+        if not ref_res:
+            r = ref()
+            ref_res.append(r if r is not None and r.error is None else None)
+        return ref_res[0]
+
+    def check(label: str, cv, ev, pick):
+        if isinstance(ev, torch.Tensor) != isinstance(cv, torch.Tensor):
+            problems.append(f"{label}: compiled {type(cv).__name__}, eager {type(ev).__name__}")
+            return
+        if not isinstance(ev, torch.Tensor):
+            if cv != ev:
+                problems.append(f"{label}: compiled {cv!r}, eager {ev!r}")
+            return
+        if cv.shape != ev.shape or cv.dtype != ev.dtype:
+            problems.append(f"{label}: {_describe(cv, ev)}")
+            return
+        if not ev.is_floating_point():
+            if not torch.equal(cv, ev):
+                problems.append(f"{label}: {_describe(cv, ev)}")
+            return
+        if _close(cv, ev):
+            return
+        r = get_ref()
+        if r is not None and _ref_close(cv, ev, pick(r)):
+            return
+        problems.append(f"{label}: {_describe(cv, ev)}")
+
+    if len(c.outputs) != len(e.outputs):
+        return [f"compiled returns {len(c.outputs)} values, eager {len(e.outputs)}"]
+    for i, (cv, ev) in enumerate(zip(c.outputs, e.outputs)):
+        check(f"output {i}", cv, ev, lambda r, i=i: r.outputs[i] if i < len(r.outputs) else None)
+    names = [f"a{i}" for i, s in enumerate(specs) if s.grad]
+    for j, (cg, eg) in enumerate(zip(c.grads, e.grads)):
+        if (cg is None) != (eg is None):
+            problems.append(f"{names[j]}.grad: compiled {'None' if cg is None else 'a tensor'}, "
+                            f"eager {'None' if eg is None else 'a tensor'}")
+        elif cg is not None:
+            check(f"{names[j]}.grad", cg, eg, lambda r, j=j: r.grads[j] if j < len(r.grads) else None)
+    for i, (ca, ea) in enumerate(zip(c.after, e.after)):
+        check(f"input a{i} after the call", ca, ea, lambda r, i=i: r.after[i] if i < len(r.after) else None)
+    return problems
+
+
+# ----------------------------------------------------------------------------------
+# checking: compiled against eager
+# ----------------------------------------------------------------------------------
+class InvalidProgram(Exception):
+    """The program fails in eager PyTorch itself: not a compiler bug."""
+
+
+@dataclass
+class Failure:
+    kind: str          # "error:<exception type>" or "mismatch"
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}\n{self.detail}"
+
+
+_cache_dir: list = []
+
+
+def default_cache_dir() -> str:
+    """One kernel cache folder per process, so repeated kernels are built once."""
+    if not _cache_dir:
+        import tempfile
+        _cache_dir.append(tempfile.mkdtemp(prefix="bessemer-fuzz-"))
+    return _cache_dir[0]
+
+
+def compile_fn(fn: Callable, cache_dir: Optional[str] = None) -> Callable:
+    from bessemer.compiler.capture import make_backend
+    from bessemer.config import TrainingCompilerConfig
+    cfg = TrainingCompilerConfig(cache_dir=cache_dir or default_cache_dir(), fallback="error")
+    # fullgraph: a graph break would run part of the program eagerly, unchecked
+    return torch.compile(fn, backend=make_backend(cfg), dynamic=False, fullgraph=True)
+
+
+def _cause(e: BaseException) -> BaseException:
+    """The compiler's own exception inside Dynamo's wrapper."""
+    inner = getattr(e, "inner_exception", None)
+    return inner if isinstance(inner, BaseException) else e
+
+
+def _error_text(e: BaseException) -> str:
+    e = _cause(e)
+    tb = traceback.format_exception(type(e), e, e.__traceback__)
+    text = "".join(tb[-4:]).strip()
+    return text[-3000:]
+
+
+def check_fn(fn: Callable, specs: Sequence[Input], seed: int, cache_dir: Optional[str] = None) -> Optional[Failure]:
+    """None if `fn` compiled by bessemer agrees with eager on specs' inputs, else the Failure."""
+    e = run(fn, specs, seed, "eager")
+    if e.error is not None:
+        raise InvalidProgram(f"eager {e.where} fails: {type(e.error).__name__}: {e.error}")
+    c = run(compile_fn(fn, cache_dir), specs, seed, "compiled")
+    if c.error is not None:
+        return Failure(f"error:{type(_cause(c.error)).__name__}", f"in the compiled {c.where}:\n{_error_text(c.error)}")
+    problems = compare(specs, c, e, lambda: run(fn, specs, seed, "ref"))
+    return Failure("mismatch", "\n".join(problems)) if problems else None
+
+
+def check(prog: Program, cache_dir: Optional[str] = None) -> Optional[Failure]:
+    return check_fn(prog.function(), prog.inputs, prog.seed, cache_dir)
+
+
+def assert_like_eager(fn: Callable, inputs: Sequence[Input], seed: int = 0) -> None:
+    """The assertion of a fuzzer-found regression test."""
+    failure = check_fn(fn, inputs, seed)
+    assert failure is None, str(failure)

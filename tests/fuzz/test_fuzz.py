@@ -1,0 +1,72 @@
+"""The program fuzzer, bounded: a fixed range of seeds, in batches.
+
+Each batch is the programs of BATCH seeds compiled as one function, forward and
+backward, with fallback="error", checked against eager (values, gradients,
+inputs updated in place). `make fuzz N=...` runs more seeds, and shrinks what fails.
+"""
+import collections
+import re
+import warnings
+
+import pytest
+
+from progfuzz_campaign import check_batch
+from progfuzz_gen import generate
+
+BATCH = 10
+BATCHES = 24          # 240 programs: seeds 0 .. 239
+
+# batch index -> the known bug its programs hit (the regression test that pins it)
+KNOWN: dict[int, str] = {}
+
+
+@pytest.fixture(scope="module")
+def kernel_cache(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("fuzz-kernels"))
+
+
+def _batch_param(b: int):
+    marks = [pytest.mark.xfail(strict=True, reason=KNOWN[b])] if b in KNOWN else []
+    return pytest.param(b, marks=marks, id=f"seeds{b * BATCH}-{b * BATCH + BATCH - 1}")
+
+
+@pytest.mark.parametrize("batch", [_batch_param(b) for b in range(BATCHES)])
+def test_programs_match_eager(batch, kernel_cache):
+    seeds = range(batch * BATCH, (batch + 1) * BATCH)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="bessemer: .* has no lowering")
+        found = check_batch(seeds, kernel_cache)
+    assert not found, "\n\n".join(
+        fd.report() + f"\nshrink it: make fuzz SEED={fd.prog.seed} N=1" for fd in found)
+
+
+def test_generator_reaches_what_the_fuzzer_promises():
+    """The seeds of the bounded run cover ranks 0-5, every layout and dtype, and the
+    op families; a generator change that loses one fails here."""
+    progs = [generate(s) for s in range(0, BATCH * BATCHES, 3)]
+    ranks = {len(s.shape) for p in progs for s in p.inputs}
+    assert ranks >= {0, 1, 2, 3, 4, 5}, ranks
+    layouts = {s.layout[0] if s.layout != "cl" else "cl" for p in progs for s in p.inputs}
+    assert layouts >= {"c", "t", "s", "cl", "e"}, layouts
+    dtypes = {s.dtype for p in progs for s in p.inputs}
+    assert dtypes >= {"float32", "bfloat16", "int64", "bool"}, dtypes
+    assert any(s.grad and s.dtype == "bfloat16" for p in progs for s in p.inputs)
+    sizes = {n for p in progs for s in p.inputs for n in s.shape}
+    assert {1, 2, 3, 5, 7, 11, 13, 17} <= sizes, sizes
+    text = "\n".join(ln for p in progs for ln in p.lines)
+    counts = collections.Counter()
+    families = {
+        "permute": r"\.permute\(", "transpose": r"\.transpose\(|\.swapaxes\(|\.t\(\)|\.mT", "step slice": r"\[[^\]]*::?-?\d*:\d",
+        "expand": r"\.expand\(", "flip": r"\.flip\(", "roll": r"torch\.roll\(", "cat": r"torch\.cat\(",
+        "stack": r"torch\.stack\(", "split": r"\.split\(|\.chunk\(|\.unbind\(", "gather": r"gather\(",
+        "scatter": r"scatter", "index": r"\[a\d+[\],]|index_select|index_add", "keepdim=True": r"keepdim=True",
+        "keepdim=False": r"keepdim=False", "in place": r"_\(|\] [+*]?= ", "reshape": r"\.reshape\(|\.view\(",
+        "softmax": r"softmax", "layer_norm": r"layer_norm",
+        "where": r"torch\.where\(|masked_fill", "cast": r"\.to\(torch\.|\.float\(\)|\.long\(\)|\.bool\(\)",
+        "reduction": r"\.sum\(|\.amax\(|\.mean\(|\.var\(|\.std\(|prod\(|amin\(|any\(|logsumexp",
+        "view chain": r"\)\[[^\]]*\]\.|\)\.(permute|transpose|reshape|unsqueeze)\(",
+    }
+    for name, pat in families.items():
+        counts[name] = len(re.findall(pat, text))
+    missing = [k for k, v in counts.items() if v == 0]
+    assert not missing, (missing, counts)

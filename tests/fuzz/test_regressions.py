@@ -1,0 +1,66 @@
+"""Programs the fuzzer found failing, shrunk, kept as tests (each compiled forward
+and backward with fallback="error", checked against eager)."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+from progfuzz import Input, assert_like_eager
+
+STORAGE_OFFSET = pytest.mark.xfail(strict=True, reason="a view of an input that starts at a storage offset is "
+                                                      "taken from the start of the input's storage")
+
+
+@STORAGE_OFFSET
+def test_aten_call_reads_a_view_of_an_input_at_its_storage_offset():
+    def prog(a0, a1):
+        v0 = a0.unsqueeze(1)
+        v1 = v0.gather(-1, a1)
+        return (v1,)
+    assert_like_eager(prog, [
+        Input((1,), 'int64', layout='s', low=0, high=8, seed=1346),
+        Input((1, 1), 'int64', low=0, high=1, seed=1348),
+    ], seed=21)
+
+
+@STORAGE_OFFSET
+def test_output_view_of_an_input_at_its_storage_offset():
+    def prog(a0):
+        v0 = a0.split(1, 0)[0]
+        return (v0,)
+    assert_like_eager(prog, [
+        Input((2, 1), 'float32', layout='s', grad=True, seed=9152),
+    ], seed=143)
+
+
+@STORAGE_OFFSET
+def test_stack_of_a_large_input_at_a_storage_offset():
+    def prog(a0, a1):
+        v0 = torch.stack([a0, a1], 4)
+        return (v0,)
+    assert_like_eager(prog, [
+        Input((37, 8, 37, 3), 'float32', seed=17984),
+        Input((37, 8, 37, 3), 'float32', layout='s', seed=17985),
+    ], seed=281)
+
+
+@STORAGE_OFFSET
+def test_backward_matmul_with_an_input_at_a_storage_offset():
+    def prog(a0, a1):
+        v0 = F.linear(a0, a1.t())
+        return (v0,)
+    assert_like_eager(prog, [
+        Input((1, 8), 'float32', layout='s', seed=18496),
+        Input((8, 1), 'float32', grad=True, seed=18500),
+    ], seed=289)
+
+
+@pytest.mark.xfail(strict=True, reason="F.one_hot's range check (aten._assert_async, which returns nothing) "
+                                       "cannot be lowered")
+def test_one_hot_range_check():
+    def prog(a0, a1):
+        v0 = F.one_hot(a0.clamp(0, 4), 5)
+        return (v0.float() * a1,)
+    assert_like_eager(prog, [
+        Input((1, 1), 'int64', seed=17344),
+        Input((1, 1), 'float32', grad=True, seed=17345),
+    ], seed=271)
