@@ -26,6 +26,12 @@ def _layout(t: torch.Tensor, size: tuple, stride: tuple, significant: tuple) -> 
     return out
 
 
+def _as_strided(t: torch.Tensor, size: tuple, stride: tuple, offset: int) -> torch.Tensor:
+    """A view of t; `offset` counts from t's first element, which need not be the
+    start of its storage (an input may itself be a view)."""
+    return t.as_strided(size, stride, t.storage_offset() + offset)
+
+
 def _allocator(device: torch.device) -> Callable:
     if device.type == "cpu":
         def _empty(shape, dtype):
@@ -39,7 +45,7 @@ def _allocator(device: torch.device) -> Callable:
 def load(src: str, consts: dict[str, Any], built: Built, device: torch.device) -> Callable:
     """The generated program's `call`, with its names bound."""
     env: dict[str, Any] = {
-        "torch": torch, "_layout": _layout, "_as_strided": torch.as_strided, "_empty": _allocator(device),
+        "torch": torch, "_layout": _layout, "_as_strided": _as_strided, "_empty": _allocator(device),
     }
     assert set(env) == set(RUNTIME_NAMES)
     env.update(consts)

@@ -6,11 +6,7 @@ import torch.nn.functional as F
 
 from progfuzz import Input, assert_like_eager
 
-STORAGE_OFFSET = pytest.mark.xfail(strict=True, reason="a view of an input that starts at a storage offset is "
-                                                      "taken from the start of the input's storage")
 
-
-@STORAGE_OFFSET
 def test_aten_call_reads_a_view_of_an_input_at_its_storage_offset():
     def prog(a0, a1):
         v0 = a0.unsqueeze(1)
@@ -22,7 +18,6 @@ def test_aten_call_reads_a_view_of_an_input_at_its_storage_offset():
     ], seed=21)
 
 
-@STORAGE_OFFSET
 def test_output_view_of_an_input_at_its_storage_offset():
     def prog(a0):
         v0 = a0.split(1, 0)[0]
@@ -32,7 +27,6 @@ def test_output_view_of_an_input_at_its_storage_offset():
     ], seed=143)
 
 
-@STORAGE_OFFSET
 def test_stack_of_a_large_input_at_a_storage_offset():
     def prog(a0, a1):
         v0 = torch.stack([a0, a1], 4)
@@ -43,7 +37,6 @@ def test_stack_of_a_large_input_at_a_storage_offset():
     ], seed=281)
 
 
-@STORAGE_OFFSET
 def test_backward_matmul_with_an_input_at_a_storage_offset():
     def prog(a0, a1):
         v0 = F.linear(a0, a1.t())
