@@ -655,6 +655,11 @@ class Lowerer:
                 raise Unsupported(f"{n.target} returns a tensor on {m.device} in a graph on {self.device}")
         if isinstance(val, torch.Tensor):
             return g.extern(n.target, list(args), dict(kwargs), tuple(val.shape), val.dtype, tuple(val.stride()))
+        if val is None and isinstance(n.target, torch._ops.OpOverload) and not n.target._schema.returns:
+            # an op run for its effect only, such as the range check of one_hot
+            # (_assert_async): an ATen call whose one result, None, nothing reads
+            g.extern(n.target, list(args), dict(kwargs), (), torch.float32, None, n_outputs=1, out_meta=[None])
+            return None
         if isinstance(val, (list, tuple)):
             metas = list(val)
             e = g.extern(n.target, list(args), dict(kwargs), (), torch.float32, None, n_outputs=len(metas),

@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from progfuzz import Input, assert_like_eager
+from progfuzz import Input, assert_like_eager, compile_fn
 
 
 def test_aten_call_reads_a_view_of_an_input_at_its_storage_offset():
@@ -47,8 +47,6 @@ def test_backward_matmul_with_an_input_at_a_storage_offset():
     ], seed=289)
 
 
-@pytest.mark.xfail(strict=True, reason="F.one_hot's range check (aten._assert_async, which returns nothing) "
-                                       "cannot be lowered")
 def test_one_hot_range_check():
     def prog(a0, a1):
         v0 = F.one_hot(a0.clamp(0, 4), 5)
@@ -57,3 +55,10 @@ def test_one_hot_range_check():
         Input((1, 1), 'int64', seed=17344),
         Input((1, 1), 'float32', grad=True, seed=17345),
     ], seed=271)
+
+
+def test_one_hot_out_of_range_class_raises_like_eager():
+    f = compile_fn(lambda x: F.one_hot(x, 3).float() * 2)
+    f(torch.tensor([0, 2]))
+    with pytest.raises(RuntimeError, match="smaller than num_classes"):
+        f(torch.tensor([0, 3]))

@@ -16,7 +16,8 @@ from ..ops import OPS
 
 # ------------------------------------------------------------------------------
 # dce: drop nodes nothing (transitively) reaches from the output. Externs that
-# draw random numbers are kept: removing one would shift every later draw.
+# draw random numbers are kept: removing one would shift every later draw; so are
+# ATen calls that mutate or return nothing (checks such as _assert_async).
 # ------------------------------------------------------------------------------
 _EFFECTFUL_NAMES = ("bernoulli", "rand", "randn", "randint", "native_dropout", "normal", "uniform",
                     "exponential", "multinomial", "copy_", "_bernoulli_like")
@@ -29,7 +30,7 @@ def has_effect(n: Node) -> bool:
     name = getattr(t, "__name__", "") or str(t)
     if isinstance(t, torch._ops.OpOverload):
         name = t.overloadpacket.__name__
-        if t._schema.is_mutable:
+        if t._schema.is_mutable or not t._schema.returns:   # returns nothing: run for its effect
             return True
     return any(name.startswith(e) or name == e for e in _EFFECTFUL_NAMES)
 
