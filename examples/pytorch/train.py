@@ -10,11 +10,18 @@ Run with several processes (torchrun, `processes_per_instance` > 1) it trains
 with DistributedDataParallel. `batch_size` is the global batch, split evenly
 across the processes, and the samples are ordered by a seeded sampler, so the
 result matches single-process training.
+
+After each epoch it prints the loss and the speed (`samples_per_s`) and saves a
+checkpoint (model, optimizer, epoch) to SM_CHECKPOINT_DIR, written whole or not
+at all; started again with that checkpoint there (a job with the same
+checkpoint_path), it resumes after the saved epoch and trains to the same model.
+`repeat` makes an epoch pass over the data several times (more steps per epoch).
 """
 import argparse
 import json
 import os
 import sys
+import time
 
 import numpy as np
 import torch
@@ -37,6 +44,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--momentum", type=float, default=0.9)
     p.add_argument("--hidden", type=int, default=32)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=int, default=1, help="passes over the data per epoch")
     p.add_argument("--model-dir", default=os.environ.get("SM_MODEL_DIR", os.path.join(HERE, "model")))
     p.add_argument("--train", default=os.environ.get("SM_CHANNEL_TRAIN", os.path.join(HERE, "data")))
     p.add_argument("--output-data-dir", default=os.environ.get("SM_OUTPUT_DATA_DIR", os.path.join(HERE, "output")))
@@ -44,11 +52,19 @@ def parse_args() -> argparse.Namespace:
     return p.parse_args()
 
 
-def load_dataset(folder: str) -> TensorDataset:
+def load_dataset(folder: str, repeat: int = 1) -> TensorDataset:
     data = np.loadtxt(os.path.join(folder, "train.csv"), delimiter=",", dtype=np.float32, ndmin=2)
+    data = np.tile(data, (repeat, 1))
     x = torch.from_numpy(data[:, :-1].copy())
     y = torch.from_numpy(data[:, -1].astype(np.int64))
     return TensorDataset(x, y)
+
+
+def save_checkpoint(folder: str, state: dict) -> None:
+    """Written to a temporary name and renamed: a job stopped mid-save keeps the previous one."""
+    path = os.path.join(folder, "checkpoint.pt")
+    torch.save(state, path + ".tmp")
+    os.replace(path + ".tmp", path)
 
 
 def main() -> None:
@@ -62,7 +78,7 @@ def main() -> None:
     if args.batch_size % world:
         raise ValueError(f"batch_size {args.batch_size} must divide evenly over {world} processes")
 
-    dataset = load_dataset(args.train)
+    dataset = load_dataset(args.train, args.repeat)
     features = dataset.tensors[0].shape[1]
     classes = int(dataset.tensors[1].max()) + 1
 
@@ -79,10 +95,18 @@ def main() -> None:
     optimizer = torch.optim.SGD(model.parameters(), lr=args.learning_rate, momentum=args.momentum)
     loss_fn = nn.CrossEntropyLoss()
 
-    history = []
-    for epoch in range(args.epochs):
+    history, start = [], 0
+    checkpoint = os.path.join(args.checkpoint_dir, "checkpoint.pt") if args.checkpoint_dir else None
+    if checkpoint and os.path.exists(checkpoint):
+        state = torch.load(checkpoint, map_location=device, weights_only=True)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        history, start = state.get("history", []), state["epoch"] + 1
+        print(f"rank {rank}/{world}: resuming from epoch {start} (checkpoint of epoch {state['epoch']})", flush=True)
+    for epoch in range(start, args.epochs):
         sampler.set_epoch(epoch)
         total = torch.zeros(2, device=device)  # loss sum, batches: summed on the device, read once an epoch
+        began = time.perf_counter()
         for x, y in loader:
             x, y = x.to(device), y.to(device)
             optimizer.zero_grad(set_to_none=True)
@@ -92,13 +116,15 @@ def main() -> None:
             total += torch.stack([loss.detach(), torch.ones((), device=device)])
         if world > 1:
             dist.all_reduce(total)
-        epoch_loss = (total[0] / total[1]).item()
+        epoch_loss = (total[0] / total[1]).item()  # waits for the epoch's last step: the time below is whole
+        seconds = time.perf_counter() - began
         history.append(epoch_loss)
         if rank == 0:
-            print(f"epoch={epoch} loss={epoch_loss:.6f}", flush=True)
+            samples = len(loader) * args.batch_size
+            print(f"epoch={epoch} loss={epoch_loss:.6f} samples_per_s={samples / seconds:.1f}", flush=True)
             if args.checkpoint_dir:
-                torch.save({"epoch": epoch, "model": model.state_dict(), "optimizer": optimizer.state_dict()},
-                           os.path.join(args.checkpoint_dir, "checkpoint.pt"))
+                save_checkpoint(args.checkpoint_dir, {"epoch": epoch, "model": model.state_dict(),
+                                                      "optimizer": optimizer.state_dict(), "history": history})
 
     if rank == 0:
         os.makedirs(args.model_dir, exist_ok=True)

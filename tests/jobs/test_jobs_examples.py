@@ -2,12 +2,14 @@
 single-process and under torchrun (DDP), against eager single-process training."""
 import fcntl
 import json
+import re
 
 import pytest
 import torch
 
 from bessemer import HuggingFace, PyTorch, TrainingCompilerConfig
 from bessemer import demo
+from bessemer.jobs import TrainingJob
 
 from jobs_testing import HF_EXAMPLE, PYTORCH_EXAMPLE, load_state_dict_from_tar, model_tar_members
 
@@ -30,11 +32,12 @@ def shared(tmp_path_factory, worker_id, name, make):
         return json.loads(done.read_text())
 
 
-def pytorch_job(out, processes=1, enabled=False, debug=False):
-    est = PyTorch(entry_point="train.py", source_dir=PYTORCH_EXAMPLE, hyperparameters=demo.HYPERPARAMETERS,
+def pytorch_job(out, processes=1, enabled=False, debug=False, **kw):
+    est = PyTorch(entry_point="train.py", source_dir=PYTORCH_EXAMPLE,
+                  hyperparameters={**demo.HYPERPARAMETERS, **kw.pop("hyperparameters", {})},
                   processes_per_instance=processes,
                   compiler_config=TrainingCompilerConfig(enabled=enabled, debug=debug),
-                  metric_definitions=demo.LOSS, output_path=out)
+                  metric_definitions=demo.METRICS, output_path=out, **kw)
     est.fit({"train": PYTORCH_EXAMPLE / "data"}, logs=False)
     return est
 
@@ -90,17 +93,42 @@ def test_ddp_training_matches_single_process_training(tmp_path, eager_single):
     assert est.metrics()["loss"] == pytest.approx(eager_single["loss"], abs=1e-5)
 
 
-def test_demo_runs_the_example_compiled(tmp_path, capsys, eager_single):
+def test_demo_runs_the_example_compiled_and_eager_and_compares(tmp_path, capsys, eager_single):
     assert demo.main(["--output-path", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "training compiler configured (enabled=True, debug=False)" in out
     assert "rank 0/1: model ready (bessemer compiler enabled=True)" in out
+    # What the compiler did is in the log, graph by graph, and in the record.
+    assert re.search(r"^bessemer: compiled graph forward\d+: \d+ kernels, \d+ externs, [0-9.]+ s, cache (hit|miss)$",
+                     out, re.M)
+    assert re.search(r"^bessemer: compile summary: 2 graphs in [0-9.]+ s, .* 0 fallbacks to eager$", out, re.M)
     [model_line] = [ln for ln in out.splitlines() if ln.strip().startswith("model:")]
     model_data = model_line.split("model:", 1)[1].strip()
     assert model_data.startswith(str(tmp_path)) and model_data.endswith("output/model.tar.gz")
     assert any(ln.strip().startswith("log:") and ln.strip().endswith("job.log") for ln in out.splitlines())
+    # It ends with what the compiler bought: the same losses, and the speed-up measured here.
+    same, speed = out.rstrip().splitlines()[-2:]
+    assert re.fullmatch(r"same losses: compiled and eager differ by at most \S+ over 4 epochs", same), same
+    assert re.fullmatch(r"speed-up: [0-9.]+x \(compiled [0-9,]+ samples/s, eager [0-9,]+ samples/s: median of the "
+                        r"epochs after the first; the compiled job spent [0-9.]+ s compiling, in its first epoch\)",
+                        speed), speed
+    compiled = TrainingJob.attach(model_data.split("/")[-3], tmp_path).describe()
+    assert compiled["CompileSummary"]["graphs"] == 2 and compiled["CompileSummary"]["fallbacks"] == 0
     # Compiled training gives the model eager training gives.
     assert_same_params(model_data, eager_single["model_data"], atol=1e-4)
+
+
+def test_the_example_resumes_from_its_checkpoint_to_the_same_model(tmp_path, eager_single):
+    """Two epochs in one job, the other two in a second job with the same checkpoint_path:
+    the model is the one four epochs in one job give."""
+    kept = tmp_path / "kept"
+    first = pytorch_job(tmp_path, hyperparameters={"epochs": 2}, checkpoint_path=str(kept))
+    assert first.metrics()["loss"] == pytest.approx(eager_single["loss"][:2], abs=1e-6)
+    second = pytorch_job(tmp_path, checkpoint_path=str(kept))
+    log = open(second.latest_training_job.log_path).read()
+    assert "rank 0/1: resuming from epoch 2 (checkpoint of epoch 1)" in log
+    assert second.metrics()["loss"] == pytest.approx(eager_single["loss"][2:], abs=1e-6)
+    assert_same_params(second.model_data, eager_single["model_data"], atol=1e-6)
 
 
 def test_compiled_ddp_with_debug_artifacts(tmp_path, eager_single):
