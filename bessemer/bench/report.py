@@ -7,9 +7,9 @@ nothing else, so a page can be re-rendered from a saved run.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from typing import Optional
+
+from ..fsutil import atomic_write_text
 
 MODE_ORDER = ("eager", "inductor", "bessemer")
 # A row whose steps were timed while other processes used more than this share of
@@ -391,13 +391,4 @@ def replace_summary_block(text: str, block: str) -> str:
 # -- writing files ------------------------------------------------------------------------
 def write_text(path: str, text: str) -> None:
     """Write a file whole or not at all."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_text(path, text)

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
-import tempfile
 import time
 import traceback
 from typing import Callable
@@ -32,6 +30,7 @@ from typing import Callable
 import torch
 
 from .. import zoo
+from ..fsutil import atomic_write_text
 from ..compiler import profile
 from . import measure
 
@@ -198,16 +197,7 @@ def _autocast(device: torch.device, dtype: str):
 
 def write_json(path: str, data: dict) -> None:
     """Write JSON so that a reader sees the whole file or none of it."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_text(path, json.dumps(data, indent=1))
 
 
 def main(argv: list[str]) -> int:

@@ -14,13 +14,13 @@ from __future__ import annotations
 import functools
 import json
 import os
-import tempfile
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import torch
 
+from ...fsutil import PRIVATE_FILE_MODE, atomic_write_text
 from .triton import TritonMeta
 
 _lock = threading.Lock()
@@ -120,11 +120,7 @@ class TuneCache:
         if not self.path:
             return
         with _lock:
-            d = os.path.dirname(self.path)
-            fd, tmp = tempfile.mkstemp(dir=d, prefix=".tune-")
-            with os.fdopen(fd, "w") as f:
-                json.dump(self.data, f, indent=1, sort_keys=True)
-            os.replace(tmp, self.path)
+            atomic_write_text(self.path, json.dumps(self.data, indent=1, sort_keys=True), mode=PRIVATE_FILE_MODE)
 
 
 class TritonLauncher:
