@@ -7,6 +7,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import psutil
 import torch
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,10 +27,9 @@ def write(path: Path, text: str) -> Path:
 def process_running(pid: int) -> bool:
     """True while `pid` exists and is not a zombie (a zombie has ended; it only waits to be reaped)."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+        return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.NoSuchProcess:
         return False
-    return stat[stat.rfind(")") + 2] not in ("Z", "X")
 
 
 def wait_for(predicate, timeout: float = 60.0, what: str = "condition") -> None:

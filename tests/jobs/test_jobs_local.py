@@ -85,6 +85,7 @@ def test_the_script_gets_the_environment_contract_and_the_job_folder(tmp_path, m
     d = est.describe()
     assert d["TrainingJobStatus"] == COMPLETED and d["ExitCode"] == 0 and d["FailureReason"] is None
     assert d["TrainingStartTime"] <= d["TrainingEndTime"]
+    assert d["PeakMemoryMiB"] > 0 and [a["Status"] for a in d["Attempts"]] == [COMPLETED]
     assert d["HyperParameters"]["epochs"] == 2
     assert d["CompilerConfig"]["enabled"] is True
     assert d["Metrics"]["loss"] == [{"Step": 0, "Value": 0.9}, {"Step": 1, "Value": 0.4}]
