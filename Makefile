@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz bench tested-models venv clean
+.PHONY: demo test test-full fuzz bench tested-models venv clean
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -16,6 +16,10 @@ venv: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 tests
+
+# every case of the long tables (all OpInfo ops on both backends; a fixed spread in `test`)
+test-full: $(STAMP)
+	BESSEMER_TEST_FULL=1 $(BIN)/python -m pytest -q -n 2 tests
 
 # The program fuzzer: N random programs (seeds SEED..SEED+N-1) compiled forward and
 # backward against eager; a failing program is shrunk and printed as a test.

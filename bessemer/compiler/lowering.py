@@ -42,7 +42,7 @@ EXTERN_BY_DESIGN = {
     "argmin", "masked_fill", "nonzero", "repeat", "_unsafe_index", "_unsafe_index_put",
     "scatter_reduce", "index_add", "_local_scalar_dense", "select_scatter", "slice_scatter",
     "as_strided", "diagonal", "upsample_nearest2d", "upsample_bilinear2d", "_to_copy",
-    "cumprod", "full", "empty_strided", "empty", "new_zeros", "new_empty", "clone",
+    "cumprod", "full", "empty_strided", "empty", "new_zeros", "new_empty", "clone", "with_effects",
 }
 _reported: set[str] = set()
 
@@ -595,7 +595,11 @@ class Lowerer:
         placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
         for i, n in enumerate(placeholders):
             ex = self.example_inputs[i] if i < len(self.example_inputs) else None
-            if isinstance(ex, torch.Tensor):
+            if _is_effect_token(n):
+                # AOTAutograd threads a token through ops with side effects (with_effects,
+                # e.g. linalg's error checks) and passes None for it at run time
+                self.env[n] = None
+            elif isinstance(ex, torch.Tensor):
                 if ex.device != self.device:
                     raise Unsupported(f"input {i} is on {ex.device}, the graph runs on {self.device}")
                 self.env[n] = self.g.input(tuple(ex.shape), ex.dtype, tuple(ex.stride()), name=f"arg{i}")
@@ -668,6 +672,12 @@ class Lowerer:
             return tuple(g.getitem(e, i, tuple(m.shape), m.dtype, tuple(m.stride()))
                          if isinstance(m, torch.Tensor) else None for i, m in enumerate(metas))
         raise Unsupported(f"{n.target} returns {type(val).__name__}")
+
+
+def _is_effect_token(n: torch.fx.Node) -> bool:
+    """A placeholder that only ever enters with_effects as its token."""
+    return bool(n.users) and all(u.target is torch.ops.higher_order.with_effects and u.args[0] is n
+                                 and n not in u.args[1:] for u in n.users)
 
 
 def _has_complex(n: torch.fx.Node) -> bool:

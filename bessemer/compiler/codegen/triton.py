@@ -559,6 +559,8 @@ class TritonKernelWriter(KernelBuilder):
             at = "tl.int32"
         acc = f"acc{len(self.acc)}"   # numbered in the kernel: the same code for each layer's copy
         v = self.expr(r.args[0], ident, lines, cache)
+        if _is_literal(v):   # a reduction of a constant: a block of it (a literal has no .to())
+            v = f"tl.full([XBLOCK, RBLOCK], {v}, {compute_dtype(r.args[0].dtype)})"
         if op in ("sum", "prod", "any"):
             ident_v = {"sum": "0", "prod": "1", "any": "0"}[op]
             val = f"({v} != 0).to(tl.int32)" if op == "any" else f"({v}).to({at})"
