@@ -47,13 +47,13 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         forward = model.forward
         if cfg.precision != "fp32":
             forward = _autocast(forward, model, _AUTOCAST_DTYPES[cfg.precision])
-        compiled = torch.compile(forward, backend=backend, dynamic=False)
+        compiled = torch.compile(forward, backend=backend, dynamic=cfg.dynamic)
         compiled._bessemer_compiled = True
         compiled._bessemer_backend = backend.bessemer  # its .compiled: the graphs, for profiling
         model.forward = compiled
         return model
     if callable(model):
-        return torch.compile(model, backend=backend, dynamic=False)
+        return torch.compile(model, backend=backend, dynamic=cfg.dynamic)
     raise ValueError(f"bessemer.compile expects an nn.Module or a function, got {type(model).__name__}")
 
 

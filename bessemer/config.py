@@ -19,7 +19,7 @@ ENV_DEBUG = "BESSEMER_DEBUG"
 ENV_CACHE = "BESSEMER_CACHE_DIR"
 
 _FALLBACKS = ("warn", "error")
-_PARTITIONERS = ("min_cut", "default")
+_PARTITIONERS = ("bessemer", "min_cut", "default")
 _PRECISIONS = ("fp32", "bf16", "fp16")
 _BACKENDS = ("auto", "cpp", "triton")
 
@@ -43,9 +43,16 @@ class TrainingCompilerConfig:
     cache_dir    the on-disk kernel cache (default: BESSEMER_CACHE_DIR, else ~/.cache/bessemer)
     fallback     "warn": an op or graph the compiler cannot handle runs eagerly with a
                  warning; "error": raise instead
-    partitioner  how forward and backward are split: "min_cut" recomputes cheap
-                 pointwise values in the backward instead of saving them (less memory),
-                 "default" saves every value the backward needs
+    partitioner  how forward and backward are split: "bessemer" (compiler/partition.py)
+                 saves or recomputes each value the backward needs by a cost model of
+                 the generated kernels, under memory_budget; "min_cut" is torch's
+                 min-cut rematerialization, "default" torch's save-everything split
+    memory_budget  how much the forward may save for the backward (partitioner
+                 "bessemer"): a fraction in [0.0, 1.0] of what the default plan saves
+                 (1.0: the default plan, which already recomputes cheap pointwise work;
+                 0.0: the least memory the graph allows, recomputing matmuls if need
+                 be), or an int number of bytes per compiled graph. Random draws are
+                 never recomputed, so results stay those of eager
     compile_optimizer  with bessemer.compile(model, optimizer=opt), run a fused update
     precision    "fp32" (no change), "bf16" or "fp16": the forward runs under
                  torch.autocast to that dtype on the model's device (fp16 wants a
@@ -55,6 +62,11 @@ class TrainingCompilerConfig:
     cuda_graphs  replay each compiled CUDA graph of static shapes as one CUDA graph
                  (fewer launches); a graph that cannot be captured runs without, with
                  a warning saying why
+    dynamic      as torch.compile's `dynamic`: None (default) compiles the first shape
+                 statically and, when a second shape comes, one graph with symbolic
+                 sizes; True symbolic from the start; False one static graph per shape.
+                 A symbolic graph is specialized by bessemer per concrete shape at its
+                 first call (compiler/specialize.py), never run eagerly
     cache_size_limit   how many shapes one function may be compiled for before Dynamo
                  falls back to eager for new ones (bounded recompilation)
     """
@@ -64,12 +76,14 @@ class TrainingCompilerConfig:
     debug_dir: Optional[str] = None
     cache_dir: Optional[str] = None
     fallback: str = "warn"
-    partitioner: str = "min_cut"
+    partitioner: str = "bessemer"
+    memory_budget: float = 1.0
     compile_optimizer: bool = True
     precision: str = "fp32"
     cache_size_limit: int = 8
     backend: str = "auto"
     cuda_graphs: bool = False
+    dynamic: Optional[bool] = None
 
     def __post_init__(self):
         for name in ("enabled", "debug", "compile_optimizer", "cuda_graphs"):
@@ -84,8 +98,14 @@ class TrainingCompilerConfig:
                 object.__setattr__(self, name, os.fspath(v))
         _choice("fallback", self.fallback, _FALLBACKS)
         _choice("partitioner", self.partitioner, _PARTITIONERS)
+        object.__setattr__(self, "memory_budget", _budget(self.memory_budget))
+        if self.memory_budget != 1.0 and self.partitioner != "bessemer":
+            raise ValueError(f"TrainingCompilerConfig.memory_budget applies to partitioner='bessemer', "
+                             f"not {self.partitioner!r}")
         _choice("precision", self.precision, _PRECISIONS)
         _choice("backend", self.backend, _BACKENDS)
+        if self.dynamic not in (None, True, False):
+            raise ValueError(f"TrainingCompilerConfig.dynamic must be None, True or False, got {self.dynamic!r}")
         if not isinstance(self.cache_size_limit, int) or isinstance(self.cache_size_limit, bool) \
                 or self.cache_size_limit < 1:
             raise ValueError(f"TrainingCompilerConfig.cache_size_limit must be an int >= 1, "
@@ -143,6 +163,25 @@ class TrainingCompilerConfig:
         """The config a training job passed to this process, or the defaults."""
         s = os.environ.get(ENV_CONFIG)
         return cls.from_json(s) if s else cls()
+
+
+def _budget(value: Any) -> float | int:
+    """memory_budget: a fraction in [0, 1] (the ints 0 and 1 read as 0.0 and 1.0) or bytes (int >= 1024)."""
+    name = "TrainingCompilerConfig.memory_budget"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a fraction in [0.0, 1.0] of the default plan's saved bytes, "
+                         f"or an int number of bytes, got {value!r}")
+    if isinstance(value, float):
+        if not 0.0 <= value <= 1.0:  # also rejects nan
+            raise ValueError(f"{name} must be a fraction in [0.0, 1.0] of the default plan's saved bytes "
+                             f"(or an int number of bytes), got {value!r}")
+        return value
+    if value in (0, 1):
+        return float(value)
+    if value < 1024:
+        raise ValueError(f"{name}: {value} bytes is no real activation budget; give a fraction in "
+                         f"[0.0, 1.0] or bytes >= 1024")
+    return value
 
 
 def _choice(name: str, value: Any, allowed: tuple) -> None:

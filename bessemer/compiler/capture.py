@@ -8,6 +8,8 @@ runs eagerly, with one warning naming the cause.
 """
 from __future__ import annotations
 
+import functools
+import gc
 import itertools
 import logging
 import os
@@ -24,7 +26,9 @@ from ..config import TrainingCompilerConfig
 
 # BESSEMER_VERIFY=1: check the IR's invariants after every pass (the tests set it).
 ENV_VERIFY = "BESSEMER_VERIFY"
+from . import partition
 from .pipeline import Pipeline
+from .specialize import ShapeSpecialized, is_symbolic
 
 log = logging.getLogger("bessemer")
 aten = torch.ops.aten
@@ -68,56 +72,100 @@ class BessemerBackend:
     def __init__(self, config: TrainingCompilerConfig):
         self.config = config
         self.compiled: list = []  # CompiledGraph per graph, for inspection and tests
+        self.partitions: list = []  # partition.PartitionReport per joint graph
 
     def compiler(self, kind: str):
         def compile_graph(gm: torch.fx.GraphModule, example_inputs):
             gid = next(_graph_ids)
             name = f"{kind}{gid}"
-            debug = self.config.resolved_debug_dir()
-            if debug and int(os.environ.get("WORLD_SIZE", "1")) > 1:
-                debug = os.path.join(debug, f"rank-{os.environ.get('RANK', '0')}")
-            ddir = os.path.join(debug, f"graph_{gid:03d}_{kind}") if debug else None
-            log.info("compiling graph %s", name, extra={"bessemer_compile": {"event": "start", "graph": name}})
-            started = time.perf_counter()
-            try:
-                cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
-                              verify=os.environ.get(ENV_VERIFY) == "1").run(gm, example_inputs, self.config.fallback)
-            except Exception as e:  # noqa: BLE001 - any failure falls back to eager
-                log.info("graph %s not compiled", name, extra={"bessemer_compile": {"event": "failed", "graph": name}})
-                if self.config.fallback == "error":
-                    raise
-                msg = str(e).strip().splitlines()
-                why = msg[0] if msg else type(e).__name__
-                if len(msg) > 1 and "failed" in why:
-                    why += "\n" + "\n".join(msg[1:12])
-                warnings.warn(f"bessemer: {kind} graph {name} runs eagerly ({type(e).__name__}: {why})",
-                              stacklevel=2)
-                if ddir:
-                    os.makedirs(ddir, exist_ok=True)
-                    import traceback
-                    with open(os.path.join(ddir, "fallback.txt"), "w") as f:
-                        f.write(traceback.format_exc())
-                from functorch.compile import make_boxed_func
-                return make_boxed_func(gm.forward)
-            log.info("compiled graph %s", name, extra={"bessemer_compile": {  # the job log's line
-                "event": "done", "graph": name, "kernels": cg.n_kernels, "externs": cg.n_externs,
-                "seconds": time.perf_counter() - started, "cache_hit": cg.cache_hit}})
-            self.compiled.append(cg)
-            fn = cg.fn
-            fn._boxed_call = True
-            if cg.backend == "triton":
-                fn = FirstCallGuard(fn, gm, name, kind, self.config.fallback)
-            if self.config.cuda_graphs:
-                from .cudagraphs import wrap
-                fn = wrap(fn, name, example_inputs)
-            return fn
+            if is_symbolic(example_inputs):
+                # sizes are symbols: one static compile per concrete shape, at its first call
+                return ShapeSpecialized(gm, lambda g, args, n: self._compile_static(g, args, kind, n, gid),
+                                        name, self.config.fallback)
+            return self._compile_static(gm, example_inputs, kind, name, gid)
         return compile_graph
 
+    def _compile_static(self, gm: torch.fx.GraphModule, example_inputs, kind: str, name: str, gid: int):
+        debug = self.config.resolved_debug_dir()
+        if debug and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+            debug = os.path.join(debug, f"rank-{os.environ.get('RANK', '0')}")
+        ddir = os.path.join(debug, f"graph_{gid:03d}_{kind}", name.partition(".")[2]) if debug else None
+        log.info("compiling graph %s", name, extra={"bessemer_compile": {"event": "start", "graph": name}})
+        started = time.perf_counter()
+        try:
+            cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
+                          verify=os.environ.get(ENV_VERIFY) == "1").run(gm, example_inputs, self.config.fallback)
+        except Exception as e:  # noqa: BLE001 - any failure falls back to eager
+            log.info("graph %s not compiled", name, extra={"bessemer_compile": {"event": "failed", "graph": name}})
+            if self.config.fallback == "error":
+                raise
+            msg = str(e).strip().splitlines()
+            why = msg[0] if msg else type(e).__name__
+            if len(msg) > 1 and "failed" in why:
+                why += "\n" + "\n".join(msg[1:12])
+            warnings.warn(f"bessemer: {kind} graph {name} runs eagerly ({type(e).__name__}: {why})",
+                          stacklevel=2)
+            if ddir:
+                os.makedirs(ddir, exist_ok=True)
+                import traceback
+                with open(os.path.join(ddir, "fallback.txt"), "w") as f:
+                    f.write(traceback.format_exc())
+            from functorch.compile import make_boxed_func
+            return make_boxed_func(gm.forward)
+        log.info("compiled graph %s", name, extra={"bessemer_compile": {  # the job log's line
+            "event": "done", "graph": name, "kernels": cg.n_kernels, "externs": cg.n_externs,
+            "seconds": time.perf_counter() - started, "cache_hit": cg.cache_hit}})
+        self.compiled.append(cg)
+        fn = cg.fn
+        fn._boxed_call = True
+        if cg.backend == "triton":
+            fn = FirstCallGuard(fn, gm, name, kind, self.config.fallback)
+        if self.config.cuda_graphs:
+            from .cudagraphs import wrap
+            fn = wrap(fn, name, example_inputs)
+        return fn
+
     def aot(self):
-        part = min_cut_rematerialization_partition if self.config.partitioner == "min_cut" else default_partition
-        return aot_autograd(fw_compiler=self.compiler("forward"), bw_compiler=self.compiler("backward"),
+        part = {"min_cut": min_cut_rematerialization_partition, "default": default_partition}.get(
+            self.config.partitioner) or functools.partial(partition.partition, budget=self.config.memory_budget,
+                                                          report=self._partitioned)
+        return aot_autograd(fw_compiler=self._reported(self.compiler("forward")),
+                            bw_compiler=self._reported(self.compiler("backward"), collect=True),
                             inference_compiler=self.compiler("inference"),
                             decompositions=decompositions(), partition_fn=part)
+
+
+    def _partitioned(self, rep) -> None:
+        rep.graph = f"joint{len(self.partitions)}"
+        self.partitions.append(rep)
+        partition.write_report(rep, self.config.resolved_debug_dir())
+
+    def _reported(self, compile_graph, collect: bool = False):
+        """compile_graph, with the partition report on the graphs it compiled (`.partition`)."""
+        def run(gm: torch.fx.GraphModule, example_inputs):
+            n = len(self.compiled)
+            fn = compile_graph(gm, example_inputs)
+            for cg in self.compiled[n:]:
+                cg.partition = gm.meta.get("bessemer_partition")
+            return _CollectOnce(fn) if collect else fn
+        return run
+
+
+class _CollectOnce:
+    """Collects garbage once, at a backward graph's first call. Dynamo's compile-time objects
+    hold the first step's outputs (logits, caches) in reference cycles, which stay alive,
+    often through the next step, until Python's collector happens to run; by the first
+    backward every frame of the step is compiled and those cycles are garbage. Trades one
+    collection per compiled graph for that memory."""
+
+    def __init__(self, fn):
+        self.fn, self.first, self._boxed_call = fn, True, True
+
+    def __call__(self, args: list):
+        if self.first:
+            self.first = False
+            gc.collect()
+        return self.fn(args)
 
 
 class FirstCallGuard:
@@ -163,15 +211,20 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
     shapes_seen: dict[str, list] = {}
 
     def backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
-        shapes = [tuple(t.shape) for t in example_inputs if isinstance(t, torch.Tensor)]
+        # sizes as text: a symbolic size ("s0") must not be compared as a number here
+        shapes = [tuple(str(s) for s in t.shape) for t in example_inputs if isinstance(t, torch.Tensor)]
         # the same code traced again: the same sequence of ops, whatever the shapes
         key = "|".join(f"{n.op}:{n.target}" for n in gm.graph.nodes)
         seen = shapes_seen.setdefault(key, [])
         if seen and shapes not in seen:
-            changed = [f"{a} -> {b}" for a, b in zip(seen[-1], shapes) if a != b][:3]
-            warnings.warn(f"bessemer: recompiling a graph for new input shapes ({'; '.join(changed)}); "
-                          f"pad to fixed shapes to avoid this (compile {len(seen) + 1}, limit "
-                          f"{be.config.cache_size_limit})", stacklevel=2)
+            changed = [f"({', '.join(a)}) -> ({', '.join(b)})" for a, b in zip(seen[-1], shapes) if a != b][:3]
+            if is_symbolic(example_inputs):
+                log.info("bessemer: compiling a graph with symbolic sizes (%s); each new shape is specialized "
+                         "at its first call", "; ".join(changed))
+            else:
+                warnings.warn(f"bessemer: recompiling a graph for new input shapes ({'; '.join(changed)}); "
+                              f"pad to fixed shapes to avoid this (compile {len(seen) + 1}, limit "
+                              f"{be.config.cache_size_limit})", stacklevel=2)
         seen.append(shapes)
         return aot(gm, example_inputs, **kwargs)
 

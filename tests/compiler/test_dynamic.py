@@ -1,0 +1,119 @@
+"""Graphs with symbolic sizes: Dynamo compiles at most twice, bessemer specializes
+each concrete shape, nothing runs eagerly, and training equals eager."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch.nn as nn
+
+from torch._dynamo.utils import counters
+
+import bessemer
+from bessemer.compiler import specialize
+from bessemer.compiler.capture import make_backend
+from bessemer.config import TrainingCompilerConfig
+
+
+class HeadsModel(nn.Module):
+    """Attention-shaped work over [batch, heads, time, dim]: permutes, a causal mask
+    sized by the sequence, softmax, layer norm, and a mean over time."""
+
+    def __init__(self, d=16, heads=2):
+        super().__init__()
+        self.h = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.ln = nn.LayerNorm(d)
+        self.out = nn.Linear(d, 3)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=-1)
+        q, k, v = (z.reshape(b, t, self.h, d // self.h).permute(0, 2, 1, 3) for z in (q, k, v))
+        att = (q @ k.transpose(-1, -2)) / (d // self.h) ** 0.5
+        mask = torch.ones(t, t, dtype=torch.bool).tril()
+        att = att.masked_fill(~mask, float("-inf")).softmax(-1)
+        y = (att @ v).permute(0, 2, 1, 3).reshape(b, t, d)
+        return self.out(torch.nn.functional.gelu(self.ln(y + x))).mean(1)
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    """Dynamo keeps per-code state (cache entries, dims seen changing) across tests."""
+    torch._dynamo.reset()
+    counters.clear()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+def test_varying_batch_and_length_compile_twice_and_train_as_eager(tmp_path, dynamic):
+    torch.manual_seed(0)
+    model = HeadsModel()
+    ref = copy.deepcopy(model)
+    cfg = TrainingCompilerConfig(cache_dir=str(tmp_path / "cache"), fallback="error")
+    backend = make_backend(cfg)
+    compiled = torch.compile(model, backend=backend, dynamic=dynamic)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    opt_ref = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    shapes = [(4, 8), (5, 8), (4, 11), (7, 5), (4, 8), (3, 13)]
+    for i, (b, t) in enumerate(shapes):
+        g = torch.Generator().manual_seed(i)
+        x, target = torch.randn(b, t, 16, generator=g), torch.randn(b, 3, generator=g)
+        for m, o in ((compiled, opt), (ref, opt_ref)):
+            o.zero_grad()
+            loss = ((m(x) - target) ** 2).mean()
+            loss.backward()
+            if m is compiled:
+                got = loss.detach()
+            else:
+                torch.testing.assert_close(got, loss.detach(), rtol=1e-5, atol=1e-6)
+            o.step()
+    for p, q in zip(model.parameters(), ref.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-6)
+    # dynamic=True: one symbolic graph. dynamic=None (torch.compile's default): Dynamo
+    # makes a dim symbolic the first time it changes -- the batch at the second shape,
+    # the length at the third -- so the static first graph, then at most one per dim.
+    frames = counters["stats"]["unique_graphs"]
+    assert frames <= (1 if dynamic else 3), f"Dynamo compiled {frames} graphs"
+    names = [cg.name for cg in backend.bessemer.compiled]
+    static = [n for n in names if "." not in n]
+    assert len(static) == (0 if dynamic else 2), names        # forward and backward of the first shape
+    assert len(names) - len(static) <= 2 * len(shapes), names   # one specialization per shape at most
+
+
+def test_bessemer_compile_defaults_to_torch_compile_dynamic(tmp_path):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.Tanh())
+    ref = copy.deepcopy(model)
+    bessemer.compile(model, cache_dir=str(tmp_path / "cache"), fallback="error")
+    for b in (2, 3, 4, 5, 6):
+        x = torch.randn(b, 8)
+        torch.testing.assert_close(model(x), ref(x))
+    names = [cg.name for cg in model.forward._bessemer_backend.compiled]
+    assert any("." in n for n in names), names   # a symbolic graph, specialized per shape
+
+
+def test_dynamic_false_compiles_one_static_graph_per_shape(tmp_path):
+    model = nn.Sequential(nn.Linear(8, 8), nn.Tanh())
+    bessemer.compile(model, cache_dir=str(tmp_path / "cache"), fallback="error", dynamic=False)
+    for b in (2, 3, 4):
+        model(torch.randn(b, 8))
+    names = [cg.name for cg in model.forward._bessemer_backend.compiled]
+    assert len(names) == 3 and not any("." in n for n in names), names
+
+
+def test_specializations_are_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(specialize, "MAX_SHAPES", 2)
+    f = torch.compile(lambda x: torch.tanh(x) * 2, dynamic=True,
+                      backend=make_backend(TrainingCompilerConfig(cache_dir=str(tmp_path / "c"), fallback="error")))
+    f(torch.randn(3))
+    f(torch.randn(4))
+    with pytest.raises(Exception, match="specialized for 2 shapes"):
+        f(torch.randn(5))
+
+
+def test_dynamic_field_is_checked():
+    with pytest.raises(ValueError, match="dynamic"):
+        TrainingCompilerConfig(dynamic="yes")
