@@ -28,7 +28,7 @@ from ..config import TrainingCompilerConfig
 ENV_VERIFY = "BESSEMER_VERIFY"
 from . import partition
 from .pipeline import Pipeline
-from .specialize import ShapeSpecialized, is_symbolic
+from .specialize import MAX_SHAPES, ShapeSpecialized, is_symbolic
 
 log = logging.getLogger("bessemer")
 aten = torch.ops.aten
@@ -219,8 +219,9 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
         if seen and shapes not in seen:
             changed = [f"({', '.join(a)}) -> ({', '.join(b)})" for a, b in zip(seen[-1], shapes) if a != b][:3]
             if is_symbolic(example_inputs):
-                log.info("bessemer: compiling a graph with symbolic sizes (%s); each new shape is specialized "
-                         "at its first call", "; ".join(changed))
+                warnings.warn(f"bessemer: recompiling a graph for new input shapes ({'; '.join(changed)}) with "
+                              f"symbolic sizes; each new shape is specialized at its first call (one compile "
+                              f"of bessemer's pipeline per shape; up to {MAX_SHAPES} shapes)", stacklevel=2)
             else:
                 warnings.warn(f"bessemer: recompiling a graph for new input shapes ({'; '.join(changed)}); "
                               f"pad to fixed shapes to avoid this (compile {len(seen) + 1}, limit "

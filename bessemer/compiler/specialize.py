@@ -18,12 +18,15 @@ specializations kept per graph; past it a shape runs eagerly with one warning.
 """
 from __future__ import annotations
 
+import logging
 import threading
 import warnings
 from typing import Any, Callable
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
+
+log = logging.getLogger("bessemer")
 
 # Specializations kept per symbolic graph. Each holds its kernels and wrapper
 # (kilobytes to a few MB); 64 sizes cover a padded-per-batch text dataset's
@@ -91,6 +94,8 @@ class ShapeSpecialized:
                     self._warned = True
                 from functorch.compile import make_boxed_func
                 return make_boxed_func(self.gm.forward)
+            log.info("bessemer: specializing graph %s for shape %d: %s", self.name, len(self.compiled) + 1,
+                     ", ".join(str(tuple(a.shape)) for a in args if isinstance(a, torch.Tensor))[:200])
             static = concrete_graph(self.gm, args)
             fn = self.compile_static(static, list(args), f"{self.name}.{len(self.compiled)}")
             self.compiled[key] = fn
