@@ -24,9 +24,11 @@ from torch._functorch.partitioners import default_partition, min_cut_remateriali
 
 from ..config import TrainingCompilerConfig
 
-# BESSEMER_VERIFY=1: check the IR's invariants after every pass (the tests set it).
+# BESSEMER_VERIFY=1 (the tests set it): check the IR's invariants after every pass,
+# and raise when generated code does not build instead of falling back.
 ENV_VERIFY = "BESSEMER_VERIFY"
 from . import partition
+from .codegen.build import BuildError
 from .pipeline import Pipeline
 from .specialize import MAX_SHAPES, ShapeSpecialized, is_symbolic
 
@@ -92,12 +94,15 @@ class BessemerBackend:
         ddir = os.path.join(debug, f"graph_{gid:03d}_{kind}", name.partition(".")[2]) if debug else None
         log.info("compiling graph %s", name, extra={"bessemer_compile": {"event": "start", "graph": name}})
         started = time.perf_counter()
+        verify = os.environ.get(ENV_VERIFY) == "1"
         try:
             cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
-                          verify=os.environ.get(ENV_VERIFY) == "1").run(gm, example_inputs, self.config.fallback)
+                          verify=verify).run(gm, example_inputs, self.config.fallback)
         except Exception as e:  # noqa: BLE001 - any failure falls back to eager
             log.info("graph %s not compiled", name, extra={"bessemer_compile": {"event": "failed", "graph": name}})
-            if self.config.fallback == "error":
+            if self.config.fallback == "error" or (verify and isinstance(e, BuildError)):
+                # under verification (the tests) generated code that does not build is
+                # a compiler bug, whatever the fallback setting
                 raise
             msg = str(e).strip().splitlines()
             why = msg[0] if msg else type(e).__name__

@@ -111,6 +111,7 @@ def test_concurrent_builds_of_one_kernel_do_not_corrupt(tmp_path):
 
 def test_gcc_failure_falls_back_with_its_message(tmp_path, monkeypatch):
     from bessemer.compiler.codegen import cpp
+    monkeypatch.setenv("BESSEMER_VERIFY", "0")   # verification makes a build failure an error
     real = cpp.preamble
     monkeypatch.setattr(cpp, "preamble", lambda: real() + "\nthis is not C++;\n")
     cfg = TrainingCompilerConfig(cache_dir=str(tmp_path / "cache"))
@@ -121,6 +122,16 @@ def test_gcc_failure_falls_back_with_its_message(tmp_path, monkeypatch):
     torch.testing.assert_close(y, torch.sin(x) + 1)
     built = [p for p in (tmp_path / "cache").rglob("*.so")]
     assert built == []
+
+
+def test_build_failure_under_verification_raises_even_with_fallback_warn(tmp_path, monkeypatch):
+    from bessemer.compiler.codegen import cpp
+    real = cpp.preamble
+    monkeypatch.setattr(cpp, "preamble", lambda: real() + "\nthis is not C++;\n")
+    cfg = TrainingCompilerConfig(cache_dir=str(tmp_path / "cache"), fallback="warn")
+    f = torch.compile(lambda x: torch.sin(x) - 1, backend=make_backend(cfg), dynamic=False)
+    with pytest.raises(Exception, match="BuildError|failed"):
+        f(torch.randn(10))
 
 
 def test_fallback_error_raises(tmp_path, monkeypatch):
