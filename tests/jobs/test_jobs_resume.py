@@ -98,7 +98,7 @@ def test_a_stopped_job_resumes_from_its_last_checkpoint(tmp_path):
     log = log_of(second)
     assert f"resuming from step {last + 1}\n" in log
     assert saved_steps(log) == [last + 1, last + 2]
-    assert "file(s) restored from memory://" in log
+    assert "bessemer: checkpoints: 1 file restored from memory://" in log
     assert second.metrics()["step"] == [last + 1, last + 2]
 
     # The first job's metrics also went to TensorBoard event files and, as asked, to a CSV.

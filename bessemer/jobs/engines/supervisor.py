@@ -102,8 +102,8 @@ class Supervisor:
         if self.spec.checkpoint_path:
             self.checkpoints = CheckpointSync(self.spec.checkpoint_path, self.job.checkpoints)
             n = self.checkpoints.restore()
-            self._log(f"bessemer: checkpoints: {n} file(s) restored from {self.spec.checkpoint_path} "
-                      f"into {self.job.checkpoints}" if n else
+            self._log(f"bessemer: checkpoints: {n} file{'' if n == 1 else 's'} restored from "
+                      f"{self.spec.checkpoint_path} into {self.job.checkpoints}" if n else
                       f"bessemer: checkpoints: none at {self.spec.checkpoint_path} yet; the job starts afresh")
 
     def _attempts(self) -> tuple[str, Optional[str]]:
@@ -126,7 +126,8 @@ class Supervisor:
                               f"starting attempt {self.attempt + 1} (max_retries={self.spec.max_retries})")
                     if self.checkpoints is not None:
                         n = self.checkpoints.restore()
-                        self._log(f"bessemer: checkpoints: {n} file(s) restored from {self.spec.checkpoint_path}")
+                        self._log(f"bessemer: checkpoints: {n} file{'' if n == 1 else 's'} restored from "
+                                  f"{self.spec.checkpoint_path}")
                     continue
                 return status, None  # finish_job words the failure
             self._end_attempt(status, reason)
@@ -198,7 +199,8 @@ class Supervisor:
             return
         try:
             self.checkpoints.sync(final=True)
-            self._log(f"bessemer: checkpoints: {self.checkpoints.uploads} file copies to "
+            n = self.checkpoints.uploads
+            self._log(f"bessemer: checkpoints: {n} file cop{'y' if n == 1 else 'ies'} made to "
                       f"{self.spec.checkpoint_path} so far")
         except Exception as e:  # noqa: BLE001 - the job's outcome must still be recorded
             self._log(f"bessemer: checkpoints: could not copy to {self.spec.checkpoint_path}: {e!r}")
