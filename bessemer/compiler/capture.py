@@ -8,7 +8,6 @@ runs eagerly, with one warning naming the cause.
 """
 from __future__ import annotations
 
-import functools
 import gc
 import itertools
 import logging
@@ -132,13 +131,23 @@ class BessemerBackend:
 
     def aot(self):
         part = {"min_cut": min_cut_rematerialization_partition, "default": default_partition}.get(
-            self.config.partitioner) or functools.partial(partition.partition, budget=self.config.memory_budget,
-                                                          report=self._partitioned)
+            self.config.partitioner) or self._partition
         return aot_autograd(fw_compiler=self._reported(self.compiler("forward")),
                             bw_compiler=self._reported(self.compiler("backward"), collect=True),
                             inference_compiler=self.compiler("inference"),
                             decompositions=decompositions(), partition_fn=part)
 
+    def _partition(self, joint: torch.fx.GraphModule, joint_inputs, **kwargs):
+        """partition.partition under this config; a joint graph it cannot split saves every value
+        the backward needs (torch's default partition), with a warning."""
+        try:
+            return partition.partition(joint, joint_inputs, budget=self.config.memory_budget,
+                                       report=self._partitioned, **kwargs)
+        except partition.PartitionError as e:
+            if self.config.fallback == "error":
+                raise
+            warnings.warn(f"bessemer: {e}; this graph saves every value its backward needs", stacklevel=2)
+            return default_partition(joint, joint_inputs, **kwargs)
 
     def _partitioned(self, rep) -> None:
         rep.graph = f"joint{len(self.partitions)}"

@@ -1,0 +1,761 @@
+"""Rematerialization: which forward values the backward is handed, which it recomputes.
+
+AOTAutograd traces a compiled region's forward and backward as one joint graph
+and asks a partitioner to split it (its `partition_fn`). The forward graph takes
+the primal inputs and returns the user's outputs followed by the values saved for
+the backward (tensors, then symbolic sizes); the backward graph takes those saved
+values (sizes first), then the gradients of the outputs, and returns the
+gradients of the inputs.
+
+Every value the backward needs is either saved (it stays alive from the forward
+to the backward: memory) or recomputed in the backward from saved values
+(work). The choice is a minimum s-t cut of a flow network built from the joint
+graph:
+
+* each value v is an edge v_in -> v_out whose capacity is the cost of saving v:
+  its bytes (a parameter costs nothing, it lives anyway; a view costs its base,
+  so views are never saved themselves; a tuple cannot be saved);
+* a data edge u_out -> v_in (infinite) for every use;
+* the primal inputs hang off the source; every node of the backward proper (it
+  depends on a gradient) hangs off the sink;
+* the cost of recomputing a forward value is an edge source -> v_in: cut (paid)
+  when v lands on the backward side. `COSTS` below says what each kind of op
+  costs in our generated code, in bytes of memory traffic.
+
+A minimum cut minimizes (bytes saved) + (recompute cost); the values whose
+in -> out edge is cut are the saved set, the forward values on the sink side are
+recomputed. Ops that must never run twice (random draws: eager's random stream
+is drawn once, in the forward, so the values stay eager-exact; mutations and
+other side effects) are tied to the source with infinite capacity.
+
+The default plan (memory_budget 1.0) recomputes what our fused kernels make
+cheap: pointwise ops and the pointwise part of row work (softmax, layer norm:
+their row statistics are saved, they are small), and never recomputes matmuls,
+convolutions, attention, other ATen calls or large reductions. A smaller budget
+(a fraction of the default plan's saved bytes, or bytes) is met by scaling the
+recompute costs down, the expensive kinds allowed, until the saved bytes fit:
+a bisection over that scale. 0.0 is the least memory the graph allows.
+
+Regions of user code under `torch.utils.checkpoint` keep their meaning: their
+values are recomputed, not saved (a region boundary feeding the next region is
+saved, as eager's nested checkpoints do), except random draws, which are saved so
+that the values stay the same as eager's.
+
+The backward is then ordered so that each recomputed value is computed right
+before its first use, not all at the start of the backward.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import operator
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence, Union
+
+import torch
+import torch.fx as fx
+
+log = logging.getLogger("bessemer")
+aten = torch.ops.aten
+
+# -- the cost model (units: bytes of memory traffic) ----------------------------------
+# Recomputing a pointwise op in the backward fuses into the kernel that reads it
+# there when that reader is one of ours: almost free (FUSED_COST of its bytes, so
+# that among cuts saving equal bytes the one recomputing less wins). When a reader
+# is an ATen call (a matmul) the value is written to memory once more: a tenth of
+# its bytes, so recompute wins whenever it saves ten times what it rewrites.
+FUSED_COST = 0.02
+POINTWISE_COST = 0.1
+# An input is in memory already: saving it adds no buffer to the forward, where a
+# computed value saved in its place coexists with it. Inputs are charged this share
+# of their bytes, so that of two equal choices the input is kept.
+INPUT_SAVE_SHARE = 0.9
+# A reduction whose output is at least this many times smaller than its input is a
+# "large" reduction (a row statistic, a sum over the batch): its result is cheap to
+# save and costs a full pass to recompute, so the default plan saves it.
+LARGE_REDUCTION_RATIO = 4
+# Matmul-class ops are charged FLOPs / FLOPS_PER_BYTE: the arithmetic intensity at
+# which a CPU core is as busy computing as moving bytes (GPUs are higher still, so
+# this undercharges them: only matters when the budget forces matmul recompute).
+FLOPS_PER_BYTE = 16
+
+_HEAVY = {"mm", "bmm", "addmm", "baddbmm", "convolution", "_convolution", "convolution_backward",
+          "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention",
+          "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+          "_efficient_attention_forward", "_flash_attention_forward", "scaled_dot_product_attention",
+          "_scaled_dot_product_attention_math", "linear", "matmul"}
+_REDUCTIONS = {"sum", "mean", "amax", "amin", "prod", "any", "all", "var", "var_mean", "std", "std_mean",
+               "max", "min", "argmax", "argmin", "logsumexp", "norm", "linalg_vector_norm", "cumsum"}
+# views the generated code computes by index arithmetic (no copy): never saved
+# themselves (their base is), recomputing them is free
+_VIEW_LIKE = {"_unsafe_view", "view", "reshape", "expand", "squeeze", "unsqueeze", "permute", "t",
+              "transpose", "slice", "select", "alias", "split", "split_with_sizes", "unbind", "detach",
+              "unflatten", "flatten", "narrow", "view_as", "expand_as", "lift_fresh"}
+
+BudgetT = Union[float, int]
+
+
+# -- the report ---------------------------------------------------------------------------
+@dataclass
+class Saved:
+    name: str
+    op: str
+    shape: tuple
+    dtype: str
+    nbytes: int
+
+
+@dataclass
+class PartitionReport:
+    """What the partitioner chose for one joint graph (also on each compiled graph: `.partition`)."""
+
+    graph: str
+    budget: BudgetT
+    default_bytes: int                 # saved bytes of the default plan (budget 1.0)
+    target_bytes: Optional[int]        # what the budget asks for (None: the default plan)
+    saved_bytes: int                   # bytes of the values saved now
+    saved: list[Saved] = field(default_factory=list)
+    recomputed: list[str] = field(default_factory=list)   # forward nodes the backward recomputes
+    recomputed_ops: dict = field(default_factory=dict)    # their ops, counted
+    scale: Optional[float] = None      # the recompute-cost scale the budget search settled on
+    least: bool = False                # the budget is below what the graph allows: the least was taken
+    cuts: int = 1                      # minimum cuts solved
+    checkpointed: int = 0              # nodes in torch.utils.checkpoint regions
+
+    @property
+    def saved_names(self) -> list[str]:
+        return [s.name for s in self.saved]
+
+    def summary(self) -> str:
+        mib = 2 ** 20
+        ask = ("default plan" if self.target_bytes is None else
+               f"budget {self.budget!r} -> {self.target_bytes / mib:.2f} MiB"
+               + (" (below the least possible: least taken)" if self.least else ""))
+        return (f"partition {self.graph}: saves {len(self.saved)} values, {self.saved_bytes / mib:.2f} MiB "
+                f"(default plan {self.default_bytes / mib:.2f} MiB; {ask}); recomputes "
+                f"{len(self.recomputed)} ops in the backward"
+                + (f" ({', '.join(f'{k} x{v}' for k, v in sorted(self.recomputed_ops.items()))})"
+                   if self.recomputed_ops else ""))
+
+    def format(self) -> str:
+        lines = [self.summary(), "", "saved:"]
+        for s in self.saved:
+            lines.append(f"  {s.name:24s} {s.op:28s} {s.dtype:9s} {list(s.shape)!s:22s} {s.nbytes} B")
+        lines += ["", "recomputed in the backward:"] + [f"  {n}" for n in self.recomputed]
+        return "\n".join(lines) + "\n"
+
+
+# -- node classification ----------------------------------------------------------------
+def _op_name(n: fx.Node) -> str:
+    t = n.target
+    if isinstance(t, torch._ops.OpOverload):
+        return t.overloadpacket.__name__
+    return getattr(t, "__name__", str(t))
+
+
+def _val(n: Any):
+    return n.meta.get("val") if isinstance(n, fx.Node) else None
+
+
+def _is_sym(n: fx.Node) -> bool:
+    return isinstance(_val(n), (torch.SymInt, torch.SymFloat, torch.SymBool))
+
+
+def _hint(s) -> int:
+    if isinstance(s, int):
+        return s
+    try:
+        h = s.node.hint
+    except AttributeError:
+        h = None
+    return int(h) if h is not None else 1024
+
+
+def _nbytes(n: Any) -> int:
+    v = _val(n)
+    if isinstance(v, torch.Tensor):
+        return math.prod(_hint(s) for s in v.shape) * v.dtype.itemsize
+    if isinstance(v, (list, tuple)):
+        return sum(math.prod(_hint(s) for s in t.shape) * t.dtype.itemsize
+                   for t in v if isinstance(t, torch.Tensor))
+    return 0
+
+
+def _is_tensor(n: fx.Node) -> bool:
+    return isinstance(_val(n), torch.Tensor)
+
+
+def _is_random(n: fx.Node) -> bool:
+    t = n.target
+    if isinstance(t, torch._ops.OpOverload):
+        return torch.Tag.nondeterministic_seeded in t.tags
+    return _op_name(n) in ("rand", "randn", "bernoulli", "rand_like", "randn_like", "randint")
+
+
+def _is_impure(n: fx.Node) -> bool:
+    """Side effects: must run exactly once, in the graph AOTAutograd placed them in."""
+    t = n.target
+    if isinstance(t, torch._ops.OpOverload):
+        if t._schema.is_mutable or t.namespace in ("_c10d_functional", "c10d_functional"):
+            return True
+    if getattr(t, "__name__", "") == "with_effects":
+        return True
+    return n.op == "call_function" and n.is_impure() and not _is_random(n)
+
+
+def _is_view(n: fx.Node) -> bool:
+    if n.target is operator.getitem:
+        return False
+    t = n.target
+    if isinstance(t, torch._ops.OpOverload) and t.is_view:
+        return True
+    return _op_name(n) in _VIEW_LIKE
+
+
+def _flops(n: fx.Node) -> float:
+    name = _op_name(n)
+    shapes = [tuple(_hint(s) for s in _val(a).shape) if isinstance(_val(a), torch.Tensor) else None
+              for a in n.args]
+    out = _val(n)
+    out_numel = math.prod(_hint(s) for s in out.shape) if isinstance(out, torch.Tensor) else 0
+    try:
+        if name in ("mm", "matmul", "linear"):
+            (m, k), (_, nn) = shapes[0][-2:], shapes[1][-2:]
+            return 2.0 * m * k * nn * math.prod(shapes[0][:-2])
+        if name == "addmm":
+            (m, k), (_, nn) = shapes[1], shapes[2]
+            return 2.0 * m * k * nn
+        if name == "bmm":
+            b, m, k = shapes[0]
+            return 2.0 * b * m * k * shapes[1][2]
+        if name == "baddbmm":
+            b, m, k = shapes[1]
+            return 2.0 * b * m * k * shapes[2][2]
+        if "convolution" in name:
+            w = shapes[1]
+            return 2.0 * out_numel * math.prod(w[1:]) if w else 1e9
+        if "attention" in name:
+            q, k = shapes[0], shapes[1]
+            return 4.0 * math.prod(q) * k[-2]
+    except (TypeError, IndexError, ValueError):
+        pass
+    return 100.0 * max(out_numel, _nbytes(n))
+
+
+@dataclass
+class _Kind:
+    kind: str          # view, pointwise, row, reduction, heavy, extern, random, impure, input, other
+    cost: float        # bytes of memory traffic to recompute it
+    banned: bool       # the default plan never recomputes it
+    never: bool        # no plan recomputes it
+
+
+_NONE = _Kind("other", 0.0, False, False)
+
+
+def _classify(n: fx.Node, lowered: set) -> _Kind:
+    if n.op == "placeholder":
+        return _Kind("input", 0.0, True, True)
+    if n.op != "call_function":
+        return _Kind("other", 0.0, False, False)
+    if _is_random(n):
+        return _Kind("random", math.inf, True, True)
+    if _is_impure(n):
+        return _Kind("impure", math.inf, True, True)
+    if n.target is operator.getitem:
+        src = n.args[0]
+        if isinstance(src, fx.Node) and src.op == "call_function" and _is_view(src):
+            return _Kind("view", 0.0, False, False)        # a piece of split/unbind: a view
+        return _Kind("getitem", 0.0, False, False)         # one tensor of a tuple: priced on its producer
+    if _is_view(n):
+        return _Kind("view", 0.0, False, False)
+    name = _op_name(n)
+    out_b = _nbytes(n)
+    in_b = sum(_nbytes(a) for a in n.all_input_nodes)
+    if name in _HEAVY:
+        return _Kind("heavy", _flops(n) / FLOPS_PER_BYTE, True, False)
+    if name in _REDUCTIONS:
+        if out_b * LARGE_REDUCTION_RATIO <= in_b:
+            return _Kind("reduction", float(in_b), True, False)
+        return _Kind("row", POINTWISE_COST * in_b, False, False)
+    if n.target in lowered:
+        return _Kind("pointwise", out_b * (POINTWISE_COST if _materialized(n, lowered) else FUSED_COST),
+                     False, False)
+    # any other ATen call (gather, embedding, cat, pooling, ...): a memory-bound kernel of its own
+    return _Kind("extern", float(in_b + out_b), True, False)
+
+
+def _materialized(n: fx.Node, lowered: set) -> bool:
+    """Does recomputing n in the backward write it to memory: is one of its backward readers
+    (looking through views) an ATen call rather than one of our kernels?"""
+    stack, seen = list(n.users), set()
+    while stack:
+        u = stack.pop()
+        if u in seen or u.op != "call_function":
+            continue
+        seen.add(u)
+        if u.target is operator.getitem or _is_view(u):
+            stack.extend(u.users)
+        elif u.target not in lowered and _op_name(u) not in _REDUCTIONS:
+            return True
+    return False
+
+
+def _lowered_ops() -> set:
+    try:
+        from .lowering import LOWERINGS
+        return set(LOWERINGS)
+    except Exception:  # noqa: BLE001 - without the table every op is an extern (the safe side)
+        return set()
+
+
+# -- the joint graph's parts -----------------------------------------------------------------
+def _is_tangent(n: fx.Node) -> bool:
+    return n.op == "placeholder" and "tangents" in str(n.target)
+
+
+def _is_bwd_seed(n: fx.Node) -> bool:
+    return n.op == "placeholder" and ("bwd_seed" in str(n.target) or "bwd_base_offset" in str(n.target))
+
+
+def _is_fwd_seed(n: fx.Node) -> bool:
+    return n.op == "placeholder" and ("fwd_seed" in str(n.target) or "fwd_base_offset" in str(n.target))
+
+
+def _is_backward_state(n: fx.Node) -> bool:
+    try:
+        from torch.fx.experimental._backward_state import BackwardState
+    except ImportError:
+        return False
+    return n.op == "placeholder" and isinstance(_val(n), BackwardState)
+
+
+def _is_primal(n: fx.Node) -> bool:
+    return (n.op == "placeholder" and not _is_tangent(n) and not _is_bwd_seed(n) and not _is_fwd_seed(n)
+            and not _is_backward_state(n))
+
+
+def _tag(n: fx.Node) -> Optional[str]:
+    return n.meta.get("partitioner_tag")
+
+
+def _must_be_backward(n: fx.Node) -> bool:
+    t = n.target
+    mutable = isinstance(t, torch._ops.OpOverload) and t._schema.is_mutable
+    return _tag(n) == "must_be_in_backward" or (_tag(n) == "is_backward" and mutable)
+
+
+def _must_be_forward(n: fx.Node) -> bool:
+    t = n.target
+    mutable = isinstance(t, torch._ops.OpOverload) and t._schema.is_mutable
+    return _tag(n) == "must_be_in_forward" or (mutable and _tag(n) not in ("is_backward", "must_be_in_backward"))
+
+
+def _checkpoint_policy(n: fx.Node) -> Optional[str]:
+    """"recompute" / "save" from torch.utils.checkpoint's tags, or None."""
+    from torch.utils.checkpoint import CheckpointPolicy
+    p = n.meta.get("recompute")
+    if p in (CheckpointPolicy.MUST_RECOMPUTE, CheckpointPolicy.PREFER_RECOMPUTE):
+        return "recompute"
+    if p in (CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_SAVE):
+        return "save"
+    return None
+
+
+def _checkpoint_boundaries(g: fx.Graph) -> set:
+    """Region outputs that feed a later checkpoint region: saved, as nested eager checkpoints do
+    (else recomputing region k would mean recomputing every region before it)."""
+    out = set()
+    for n in g.nodes:
+        if _checkpoint_policy(n) != "recompute":
+            continue
+        gid = n.meta.get("ac_graph_id")
+        for u in n.users:
+            if _checkpoint_policy(u) == "recompute" and gid is not None \
+                    and u.meta.get("ac_graph_id") is not None and u.meta["ac_graph_id"] > gid:
+                out.add(n)
+    return out
+
+
+@dataclass
+class _Joint:
+    g: fx.Graph
+    primals: list
+    tangents: list
+    fwd_seeds: list
+    bwd_seeds: list
+    backward_state: list
+    fwd_outputs: list
+    bwd_outputs: list
+    fwd_descs: list
+    bwd_descs: list
+    forward: set           # needed to compute the forward outputs
+    backward: set          # depends on a gradient (or must run in the backward)
+    order: dict
+
+
+def _analyze(gm: fx.GraphModule, num_fwd_outputs: int) -> _Joint:
+    g = gm.graph
+    out_node = next(n for n in g.nodes if n.op == "output")
+    outputs = list(torch.utils._pytree.arg_tree_leaves(*out_node.args))
+    descs = out_node.meta.get("desc")
+    descs = list(torch.utils._pytree.tree_leaves(descs)) if descs is not None else [None] * len(outputs)
+    if len(descs) != len(outputs):
+        descs = [None] * len(outputs)
+    placeholders = [n for n in g.nodes if n.op == "placeholder"]
+    backward: set = set()
+    for n in g.nodes:
+        if _is_tangent(n) or _must_be_backward(n) or any(a in backward for a in n.all_input_nodes):
+            if n.op != "output":
+                backward.add(n)
+    fwd_outputs = outputs[:num_fwd_outputs]
+    forward: set = set()
+    stack = [o for o in fwd_outputs if isinstance(o, fx.Node)]
+    while stack:
+        n = stack.pop()
+        if n in forward or n in backward:
+            continue
+        forward.add(n)
+        stack.extend(n.all_input_nodes)
+    # side effects of the forward run there even when no output needs them
+    for n in g.nodes:
+        if n.op == "call_function" and n not in backward and _must_be_forward(n):
+            stack = [n]
+            while stack:
+                x = stack.pop()
+                if x in forward or x in backward:
+                    continue
+                forward.add(x)
+                stack.extend(x.all_input_nodes)
+    return _Joint(g, [n for n in placeholders if _is_primal(n)], [n for n in placeholders if _is_tangent(n)],
+                  [n for n in placeholders if _is_fwd_seed(n)], [n for n in placeholders if _is_bwd_seed(n)],
+                  [n for n in placeholders if _is_backward_state(n)],
+                  fwd_outputs, outputs[num_fwd_outputs:], descs[:num_fwd_outputs], descs[num_fwd_outputs:],
+                  forward, backward, {n: i for i, n in enumerate(g.nodes)})
+
+
+# -- the cut -------------------------------------------------------------------------------
+@dataclass
+class _Cut:
+    saved: list            # fx nodes, in graph order
+    sink_side: set         # nodes computed in the backward (recomputed or backward proper)
+    saved_bytes: int
+
+
+class _Network:
+    """The flow network of one joint graph; `solve(scale)` is one minimum cut."""
+
+    def __init__(self, j: _Joint, static_inputs: set, lowered: set):
+        self.j = j
+        self.kinds = {n: _classify(n, lowered) for n in j.g.nodes if n.op != "output"}
+        self.static_inputs = static_inputs
+        self.boundaries = _checkpoint_boundaries(j.g)
+        self.checkpointed = sum(1 for n in j.g.nodes if _checkpoint_policy(n) == "recompute")
+        self.bw_needed = {o for o in j.bwd_outputs if isinstance(o, fx.Node)}
+
+    def _of_never(self, n: fx.Node) -> bool:
+        """A tensor of a tuple that must not be recomputed (dropout's output and mask): it is saved."""
+        return n.target is operator.getitem and self.kinds.get(n.args[0], _NONE).never
+
+    def save_cost(self, n: fx.Node) -> float:
+        """Capacity of n_in -> n_out: what keeping n alive for the backward costs."""
+        if _is_sym(n):
+            return 1.0
+        if not _is_tensor(n):
+            return math.inf
+        if n.op == "placeholder":
+            return 0.0 if n in self.static_inputs else INPUT_SAVE_SHARE * _nbytes(n)
+        if self.kinds[n].kind == "view":
+            return math.inf
+        return float(_nbytes(n))
+
+    def solve(self, scale: Optional[float]) -> _Cut:
+        """scale None: the default plan (expensive kinds banned, cheap ones at their cost).
+        Else every kind but the never-recomputed ones is allowed: cheap ones at
+        cost * min(scale, 1), expensive ones at cost * scale."""
+        import networkx as nx
+
+        j = self.j
+        G = nx.DiGraph()
+        G.add_node("source")
+        G.add_node("sink")
+        for n in j.g.nodes:
+            if n.op == "output":
+                continue
+            k = self.kinds[n]
+            i, o = n.name + "_in", n.name + "_out"
+            policy = _checkpoint_policy(n)
+            if n in j.backward:
+                G.add_edge(i, "sink")               # computed in the backward
+                continue
+            if n in self.bw_needed:
+                G.add_edge(o, "sink")               # a gradient that does not depend on a gradient
+            if n.op == "placeholder":
+                G.add_edge("source", i)
+            elif policy == "recompute" and not k.never and n not in self.boundaries and not self._of_never(n):
+                G.add_edge(i, "sink")               # a checkpoint region: recompute
+                continue
+            elif n in j.forward:
+                if k.never or policy == "save" or n in self.boundaries or (scale is None and k.banned):
+                    G.add_edge("source", i)
+                elif k.cost > 0:
+                    c = k.cost if scale is None else k.cost * (scale if k.banned else min(scale, 1.0))
+                    G.add_edge("source", i, capacity=c)
+            elif k.never:
+                G.add_edge("source", i)
+            cap = self.save_cost(n)
+            if math.isinf(cap):
+                G.add_edge(i, o)
+            else:
+                G.add_edge(i, o, capacity=cap)
+            for u in n.users:
+                if u.op != "output":
+                    G.add_edge(o, u.name + "_in")
+        try:
+            _value, (reach, _rest) = nx.minimum_cut(G, "source", "sink")
+        except nx.NetworkXUnbounded:
+            raise PartitionError(_explain_unbounded(G)) from None
+        saved, sink_side = [], set()
+        for n in j.g.nodes:
+            if n.op == "output":
+                continue
+            i, o = n.name + "_in", n.name + "_out"
+            in_src = i in reach or i not in G
+            if not in_src:
+                sink_side.add(n)
+            elif o in G and o not in reach and G.has_edge(i, o):
+                saved.append(n)
+        return _Cut(saved, sink_side, _saved_bytes(saved, self.static_inputs))
+
+
+def _saved_bytes(saved: Sequence[fx.Node], static_inputs: set) -> int:
+    return sum(_nbytes(n) for n in saved if not _is_sym(n) and n not in static_inputs)
+
+
+class PartitionError(RuntimeError):
+    """The joint graph has a value the backward needs that can be neither saved nor recomputed."""
+
+
+def _explain_unbounded(G) -> str:
+    import networkx as nx
+    inf = nx.DiGraph((u, v) for u, v, d in G.edges(data=True) if "capacity" not in d)
+    try:
+        path = nx.shortest_path(inf, "source", "sink")
+    except (nx.NetworkXNoPath, nx.NodeNotFound):
+        path = []
+    return ("no partition: a value the backward needs can be neither saved nor recomputed: "
+            + " -> ".join(path))
+
+
+# -- extraction ------------------------------------------------------------------------
+def _subgraph(gm: fx.GraphModule, j: _Joint, inputs: list, outputs: list, descs: list,
+              keep: Callable[[fx.Node], bool]) -> fx.Graph:
+    g = fx.Graph()
+    env: dict = {}
+    for n in inputs:
+        p = g.placeholder(n.name)
+        p.meta = n.meta
+        env[n] = p
+    for n in j.g.nodes:
+        if n in env or n.op in ("placeholder", "output") or not keep(n):
+            continue
+        if all(a in env for a in n.all_input_nodes):
+            env[n] = g.node_copy(n, lambda a: env[a])
+    missing = [o.name for o in outputs if isinstance(o, fx.Node) and o not in env]
+    if missing:
+        raise PartitionError(f"no partition: {', '.join(missing[:5])} cannot be computed on its side")
+    out = g.output(tuple(env[o] if isinstance(o, fx.Node) else o for o in outputs))
+    out.meta["desc"] = descs
+    g.eliminate_dead_code()
+    g.lint()
+    return g
+
+
+def _symbol_bindings(j: _Joint, saved: list, sym_saved: list) -> list:
+    """Sizes the backward needs: saved symbolic values, and the nodes binding every symbol
+    in the shapes of saved tensors and gradients (bound ones first)."""
+    from torch.fx.experimental.symbolic_shapes import (find_symbol_binding_fx_nodes, free_symbols,
+                                                       is_symbol_binding_fx_node)
+    bound, binding, derived = set(), [], []
+    for n in sym_saved:
+        s = is_symbol_binding_fx_node(n)
+        if s:
+            bound.add(s)
+            binding.append(n)
+        else:
+            derived.append(n)
+    table = find_symbol_binding_fx_nodes(j.g)
+    for n in [*derived, *saved, *j.tangents]:
+        v = _val(n)
+        if v is None:
+            continue
+        for s in sorted(free_symbols(v) - bound, key=lambda s: s.name):
+            if s in table and table[s] not in binding:
+                binding.append(table[s])
+            bound.add(s)
+    return binding + [n for n in derived if n not in binding]
+
+
+def _extract(gm: fx.GraphModule, j: _Joint, saved: list, sink_side: set) -> tuple[fx.GraphModule, fx.GraphModule, list]:
+    """The forward and backward modules for a saved set (AOTAutograd's calling convention)."""
+    from torch._functorch._aot_autograd.descriptors import (SavedForBackwardsAOTOutput,
+                                                            SavedForBackwardsNoVcCheckAOTOutput)
+    tensors = [n for n in saved if not _is_sym(n)]
+    syms = [n for n in saved if _is_sym(n)]
+
+    def bw_keep(n):
+        return n in sink_side and not _must_be_forward(n)
+
+    def bw_graph(tensors, syms):
+        return _subgraph(gm, j, syms + tensors + j.tangents + j.bwd_seeds + j.backward_state,
+                         j.bwd_outputs, j.bwd_descs, bw_keep)
+
+    bw = bw_graph(tensors, syms)
+    used = {p.name for p in bw.nodes if p.op == "placeholder" and p.users}
+    tensors = [n for n in tensors if n.name in used]
+    syms = [n for n in syms if n.name in used]
+    if any(_is_sym(n) or any(not isinstance(s, int) for s in getattr(_val(n), "shape", ()))
+           for n in j.g.nodes if n.op == "placeholder"):
+        syms = _symbol_bindings(j, tensors, syms)
+    # tensors stashed without a version-counter check go last (AOTAutograd's convention)
+    tensors = ([n for n in tensors if not n.meta.get("saved_tensor_with_no_vc_check", False)]
+               + [n for n in tensors if n.meta.get("saved_tensor_with_no_vc_check", False)])
+    first_no_vc = sum(1 for n in tensors if not n.meta.get("saved_tensor_with_no_vc_check", False))
+    descs = [SavedForBackwardsNoVcCheckAOTOutput(i) if first_no_vc <= i < len(tensors)
+             else SavedForBackwardsAOTOutput(i) for i in range(len(tensors) + len(syms))]
+    fw = _subgraph(gm, j, j.primals + j.fwd_seeds, j.fwd_outputs + tensors + syms, j.fwd_descs + descs,
+                   lambda n: n not in j.backward and not _must_be_backward(n))
+    bw = bw_graph(tensors, syms)
+    bw = _order_backward(bw)
+    for n in bw.nodes:
+        if n.op in ("call_function", "get_attr"):
+            n.meta["autograd_backward"] = True
+    return fx.GraphModule(gm, fw), fx.GraphModule(gm, bw), tensors + syms
+
+
+def _order_backward(g: fx.Graph) -> fx.Graph:
+    """Each value computed right before its first use: the backward proper in its traced
+    order, every recomputed forward value pulled in just ahead of the first node needing it
+    (instead of all recomputation up front, where it would all be live at once)."""
+    placeholders = [n for n in g.nodes if n.op == "placeholder"]
+    out = next(n for n in g.nodes if n.op == "output")
+    tangent_side: set = set()
+    for n in g.nodes:
+        if n.op == "placeholder":
+            if "tangents" in n.name:
+                tangent_side.add(n)
+        elif any(a in tangent_side for a in n.all_input_nodes):
+            tangent_side.add(n)
+    anchors = [n for n in g.nodes if n in tangent_side and n.op != "placeholder"]
+    order: list = []
+    placed = set(placeholders)
+
+    def place(root):
+        stack = [(root, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n in placed:
+                continue
+            if ready:
+                placed.add(n)
+                order.append(n)
+                continue
+            stack.append((n, True))
+            for a in reversed(n.all_input_nodes):
+                if a not in placed:
+                    stack.append((a, False))
+
+    for n in anchors:
+        place(n)
+    for n in g.nodes:                      # anything not feeding the backward proper (rare)
+        if n.op not in ("placeholder", "output"):
+            place(n)
+    new = fx.Graph()
+    env = {}
+    for n in placeholders + order + [out]:
+        env[n] = new.node_copy(n, lambda a: env[a])
+    new.lint()
+    return new
+
+
+# -- the partitioner -----------------------------------------------------------------------
+def partition(joint: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
+              static_lifetime_input_indices: Optional[list] = None, budget: BudgetT = 1.0,
+              name: str = "graph", report: Optional[Callable[[PartitionReport], None]] = None,
+              **_ignored: Any) -> tuple[fx.GraphModule, fx.GraphModule]:
+    """AOTAutograd's partition_fn: (forward module, backward module) for a joint graph."""
+    joint.graph.eliminate_dead_code()
+    joint.recompile()
+    j = _analyze(joint, num_fwd_outputs)
+    static = {p for i, p in enumerate(j.primals) if i in set(static_lifetime_input_indices or ())}
+    net = _Network(j, static, _lowered_ops())
+    cut = net.solve(None)
+    default_bytes = cut.saved_bytes
+    target = None
+    scale = None
+    least = False
+    cuts = 1
+    if isinstance(budget, float) and budget < 1.0:
+        target = int(budget * default_bytes)
+    elif isinstance(budget, int) and not isinstance(budget, bool) and budget >= 1024:
+        target = budget
+    if target is not None and cut.saved_bytes > target:
+        cut, scale, least, n = _search(net, target)
+        cuts += n
+    fw, bw, saved = _extract(joint, j, cut.saved, cut.sink_side)
+    fw_ops = {n.name for n in fw.graph.nodes if n.op == "call_function"}
+    recomputed = [n.name for n in bw.graph.nodes if n.op == "call_function" and n.name in fw_ops]
+    ops: dict = {}
+    by_name = {n.name: n for n in j.g.nodes}
+    for r in recomputed:
+        k = _op_name(by_name[r]) if r in by_name else "?"
+        ops[k] = ops.get(k, 0) + 1
+    rep = PartitionReport(
+        graph=name, budget=budget, default_bytes=default_bytes, target_bytes=target,
+        saved_bytes=_saved_bytes(saved, static),
+        saved=[Saved(n.name, _op_name(n) if n.op == "call_function" else n.op,
+                     tuple(_hint(s) for s in getattr(_val(n), "shape", ())),
+                     str(getattr(_val(n), "dtype", type(_val(n)).__name__)).replace("torch.", ""),
+                     0 if (_is_sym(n) or n in static) else _nbytes(n)) for n in saved],
+        recomputed=recomputed, recomputed_ops=ops, scale=scale, least=least, cuts=cuts,
+        checkpointed=net.checkpointed)
+    fw.meta["bessemer_partition"] = rep
+    bw.meta["bessemer_partition"] = rep
+    if report is not None:
+        report(rep)
+    log.info("bessemer: %s", rep.summary())
+    return fw, bw
+
+
+def _search(net: _Network, target: int) -> tuple[_Cut, float, bool, int]:
+    """The largest recompute-cost scale whose cut saves at most `target` bytes (bisection on
+    its logarithm); the least-memory cut when none does."""
+    lo_exp, hi_exp = -24.0, 12.0
+    n = 1
+    least = net.solve(2.0 ** lo_exp)
+    if least.saved_bytes > target:
+        return least, 2.0 ** lo_exp, True, n
+    best, best_scale = least, 2.0 ** lo_exp
+    hi = net.solve(2.0 ** hi_exp)
+    n += 1
+    if hi.saved_bytes <= target:
+        return hi, 2.0 ** hi_exp, False, n
+    for _ in range(8):
+        mid = (lo_exp + hi_exp) / 2
+        c = net.solve(2.0 ** mid)
+        n += 1
+        if c.saved_bytes <= target:
+            lo_exp, best, best_scale = mid, c, 2.0 ** mid
+        else:
+            hi_exp = mid
+    return best, best_scale, False, n
+
+
+def write_report(rep: PartitionReport, debug_dir: Optional[str]) -> None:
+    """The report beside the graphs' debug output (partition_<graph>.txt)."""
+    if not debug_dir:
+        return
+    os.makedirs(debug_dir, exist_ok=True)
+    with open(os.path.join(debug_dir, f"partition_{rep.graph}.txt"), "w") as f:
+        f.write(rep.format())

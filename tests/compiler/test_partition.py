@@ -1,0 +1,145 @@
+"""Rematerialization (compiler/partition.py): what is saved, what is recomputed, under
+each memory budget, and that every budget trains exactly as eager does."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+import torch
+import torch.utils.checkpoint
+
+import bessemer
+from bessemer.compiler.capture import make_backend
+from bessemer.config import TrainingCompilerConfig
+
+F = torch.nn.functional
+
+
+class Block(torch.nn.Module):
+    """LayerNorm -> Linear -> GELU -> Linear (+ dropout) -> residual, and a loss."""
+
+    def __init__(self, dim=32, hidden=128, p=0.0, checkpoint=False):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(dim)
+        self.up = torch.nn.Linear(dim, hidden)
+        self.down = torch.nn.Linear(hidden, dim)
+        self.p, self.checkpoint = p, checkpoint
+
+    def inner(self, x):
+        return F.dropout(self.down(F.gelu(self.up(self.ln(x)))), self.p, self.training)
+
+    def forward(self, x):
+        h = torch.utils.checkpoint.checkpoint(self.inner, x, use_reentrant=False) if self.checkpoint \
+            else self.inner(x)
+        return ((h + x) ** 2).mean()
+
+
+def _compiled(model, tmp_path, **opts):
+    cfg = TrainingCompilerConfig(cache_dir=str(tmp_path / "cache"), fallback="error", **opts)
+    backend = make_backend(cfg)
+    return torch.compile(model, backend=backend, dynamic=False), backend.bessemer
+
+
+def _report(tmp_path, x=None, **opts):
+    torch.manual_seed(0)
+    m = Block(**{k: opts.pop(k) for k in ("p", "checkpoint") if k in opts})
+    f, be = _compiled(m, tmp_path, **opts)
+    f(torch.randn(16, 32) if x is None else x).backward()
+    (rep,) = be.partitions
+    return rep, be
+
+
+def test_default_plan_saves_matmuls_and_statistics_recomputes_pointwise(tmp_path):
+    rep, be = _report(tmp_path)
+    saved = set(rep.saved_names)
+    # the first matmul's output (GELU's input) is saved: never recompute a matmul
+    assert "addmm" in saved
+    # the layer norm's row statistics (mean, rstd) are saved, its normalized output and
+    # the GELU's output are recomputed (they fuse into the backward's kernels)
+    assert {"getitem_1", "rsqrt"} <= saved
+    assert {"add_1", "mul_4"}.isdisjoint(saved)
+    assert {"add_1", "mul_4", "erf"} <= set(rep.recomputed)
+    assert "addmm" not in rep.recomputed
+    assert rep.saved_bytes == rep.default_bytes and rep.target_bytes is None
+    # the report reaches the compiled graphs
+    assert [cg.partition.graph for cg in be.compiled] == [rep.graph, rep.graph]
+    assert be.compiled[1].partition.saved_names == rep.saved_names
+
+
+def test_budget_zero_recomputes_the_matmul_and_saves_least(tmp_path):
+    rep, _ = _report(tmp_path, memory_budget=0.0)
+    assert "addmm" in rep.recomputed and "addmm" not in rep.saved_names
+    assert rep.saved_bytes < rep.default_bytes and rep.least
+    # what is left: the input (16 x 32 floats); parameters cost nothing, they live anyway
+    assert rep.saved_bytes == 16 * 32 * 4
+
+
+def test_budget_in_bytes_is_met(tmp_path):
+    full, _ = _report(tmp_path / "a")
+    rep, _ = _report(tmp_path / "b", memory_budget=full.default_bytes // 2 + 4096)
+    assert rep.target_bytes == full.default_bytes // 2 + 4096
+    assert rep.saved_bytes <= rep.target_bytes and not rep.least
+
+
+def test_random_draws_are_never_recomputed(tmp_path):
+    rep, _ = _report(tmp_path, p=0.3, memory_budget=0.0)
+    assert "native_dropout" not in rep.recomputed_ops, rep.format()
+    assert any(s.dtype == "bool" for s in rep.saved), rep.format()     # the drawn mask is kept
+
+
+def test_checkpoint_region_is_recomputed(tmp_path):
+    rep, _ = _report(tmp_path, checkpoint=True)
+    assert rep.checkpointed > 0
+    # inside the region even the matmul is recomputed, as torch.utils.checkpoint means
+    assert "addmm" in rep.recomputed and "addmm" not in rep.saved_names
+
+
+def test_report_is_logged_and_dumped(tmp_path, caplog):
+    with caplog.at_level(logging.INFO, logger="bessemer"):
+        rep, _ = _report(tmp_path, debug_dir=str(tmp_path / "dbg"))
+    assert any("partition joint0: saves" in r.getMessage() for r in caplog.records)
+    text = (tmp_path / "dbg" / "partition_joint0.txt").read_text()
+    assert "saved:" in text and "addmm" in text
+
+
+@pytest.mark.parametrize("budget,checkpoint", [(1.0, False), (0.5, False), (0.0, False), (20_000, False),
+                                               (1.0, True)])
+def test_every_budget_trains_like_eager(tmp_path, budget, checkpoint):
+    """Values, gradients and trained parameters equal to eager's, dropout on (same seed),
+    also with the block under torch.utils.checkpoint (eager replays its random draws)."""
+    def train(compiled):
+        torch.manual_seed(0)
+        m = Block(p=0.2, checkpoint=checkpoint)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        f = _compiled(m, tmp_path, memory_budget=budget)[0] if compiled else m
+        xs = [torch.randn(16, 32, generator=torch.Generator().manual_seed(i)) for i in range(3)]
+        torch.manual_seed(1)
+        losses, grads = [], []
+        for x in xs:
+            opt.zero_grad()
+            loss = f(x)
+            loss.backward()
+            losses.append(loss.detach())
+            grads.append([p.grad.clone() for p in m.parameters()])
+            opt.step()
+        return losses, grads, [p.detach() for p in m.parameters()]
+
+    le, ge, pe = train(False)
+    lc, gc, pc = train(True)
+    torch.testing.assert_close(lc, le, rtol=1e-5, atol=1e-6)
+    for a, b in zip(gc, ge):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+    torch.testing.assert_close(pc, pe, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), "half", True, 512, None])
+def test_bad_budget_is_refused(bad):
+    with pytest.raises(ValueError, match="memory_budget"):
+        TrainingCompilerConfig(memory_budget=bad)
+
+
+def test_budget_needs_our_partitioner():
+    with pytest.raises(ValueError, match="memory_budget.*partitioner"):
+        TrainingCompilerConfig(partitioner="min_cut", memory_budget=0.5)
+    assert TrainingCompilerConfig(memory_budget=0).memory_budget == 0.0
+    assert TrainingCompilerConfig(memory_budget=2 ** 20).memory_budget == 2 ** 20
