@@ -130,7 +130,7 @@ def compare_table(jobs: Sequence[JobMetrics]) -> list[str]:
     row("compile seconds", [_compile_cell(j.record) for j in jobs])
     speeds = [j.speed() for j in jobs]
     if any(speeds):
-        row("speed (steady, median)", [f"{s[0]} {_fmt(s[1], ',.4g')}" if s else "-" for s in speeds])
+        row("speed (steady, median)", [f"{s[0]} {_fmt(s[1], ',.1f')}" if s else "-" for s in speeds])
         row(f"speed-up vs {jobs[0].name}", [_speedup(base, s) for s in speeds])
     row("peak memory MiB", [_fmt(j.record.peak_memory_bytes / 2**20 if j.record.peak_memory_bytes else None,
                                  ",.0f") for j in jobs])

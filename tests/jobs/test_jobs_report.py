@@ -42,7 +42,7 @@ def test_train_compare_eager_runs_both_and_compares(project, capsys):
     assert table[0].split() == ["cmp-eager", "cmp"]
     rows = {ln[:24].strip(): ln[24:].split() for ln in table[1:] if not ln.startswith("plot:")}
     assert rows["status"] == ["Completed", "Completed"] and rows["compiler"] == ["eager", "compiled"]
-    assert rows["speed (steady, median)"] == ["samples_per_s", "100", "samples_per_s", "200"]
+    assert rows["speed (steady, median)"] == ["samples_per_s", "100.0", "samples_per_s", "200.0"]
     assert rows["speed-up vs cmp-eager"] == ["1.00x", "2.00x"]
     assert rows["final loss"] == ["0.25", "0.25"]
     [plot] = [ln.split("plot: ", 1)[1] for ln in table if ln.startswith("plot: ")]
