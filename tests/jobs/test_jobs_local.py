@@ -363,3 +363,45 @@ def test_compile_lines_become_the_records_compile_summary(tmp_path):
     log = open(est.latest_training_job.log_path).read()
     assert ("bessemer: compile summary: 3 graphs in 2.00 s, 1 from the cache, 8 kernels, 3 externs, "
             "1 fallbacks to eager\n") in log
+
+
+def test_a_failing_metrics_reader_costs_the_live_metrics_only(tmp_path, monkeypatch):
+    from bessemer.jobs.tail import LogTail
+
+    real_poll, calls = LogTail.poll, []
+
+    def broken_once(self, final=False):
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("disk full")
+        return real_poll(self, final)
+
+    monkeypatch.setattr(LogTail, "poll", broken_once)
+    script = write(tmp_path / "train.py", "print('loss=0.5')\nprint('loss=0.25')\n")
+    est = PyTorch(entry_point=script, output_path=tmp_path / "runs",
+                  metric_definitions=[{"Name": "loss", "Regex": r"loss=([0-9.]+)"}])
+    est.fit(logs=False)
+    assert est.describe()["TrainingJobStatus"] == COMPLETED
+    assert est.metrics() == {"loss": [0.5, 0.25]}  # read from the log at the end
+    assert "could not record metrics while the job runs (OSError('disk full'))" in open(
+        est.latest_training_job.log_path).read()
+
+
+def test_a_failing_supervisor_records_the_job_failed_and_ends_its_processes(tmp_path, monkeypatch):
+    from bessemer.jobs.engines.supervisor import Supervisor
+
+    script = write(tmp_path / "sleeper.py", SLEEPER)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    def watch_then_fail(self):
+        wait_for(lambda: len(read_pids(pids)) == 2, what="the script to start")
+        raise RuntimeError("supervisor bug")
+
+    monkeypatch.setattr(Supervisor, "_watch", watch_then_fail)
+    est = PyTorch(entry_point=script, output_path=tmp_path / "runs", environment={"PID_DIR": str(pids)})
+    with pytest.raises(RuntimeError, match="supervisor bug"):
+        est.fit(logs=False)
+    d = est.describe()
+    assert d["TrainingJobStatus"] == FAILED and "the job's supervisor failed" in d["FailureReason"]
+    assert d["Attempts"][0]["Status"] == FAILED
+    assert not any(process_running(p) for p in read_pids(pids))

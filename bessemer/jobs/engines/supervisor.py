@@ -62,6 +62,7 @@ class Supervisor:
         self.attempt_offset = 0     # where the current attempt's output starts in the log
         self.started: Optional[float] = None
         self.peak_memory = 0
+        self.tail_error: Optional[Exception] = None
 
     # -- the job ------------------------------------------------------------------
     def run(self) -> str:
@@ -80,13 +81,20 @@ class Supervisor:
                 self._end_attempt(STOPPED, f"Stopped: {why}")
                 self._final_sync()
                 self._pump()
-                finish_job(self.spec, STOPPED, self._returncode(), f"Stopped: {why}", tail=self.tail,
+                finish_job(self.spec, STOPPED, self._returncode(), f"Stopped: {why}", tail=self._live_tail(),
                            log_offset=self.attempt_offset, **self._fields())
                 self.follower.pump()
             raise
+        except Exception as e:  # a failing supervisor must leave neither processes nor an InProgress record
+            with _interrupts_held():
+                self._terminate()
+                self._end_attempt(FAILED, f"the job's supervisor failed: {e!r}")
+                finish_job(self.spec, FAILED, self._returncode(), f"the job's supervisor failed: {e!r}",
+                           tail=self._live_tail(), **self._fields())
+            raise
         self._final_sync()
         self._pump()
-        status = finish_job(self.spec, status, self._returncode(), reason, tail=self.tail,
+        status = finish_job(self.spec, status, self._returncode(), reason, tail=self._live_tail(),
                             log_offset=self.attempt_offset, **self._fields())
         self.follower.pump()
         return status
@@ -179,9 +187,19 @@ class Supervisor:
             time.sleep(POLL_S)
 
     # -- helpers --------------------------------------------------------------------
+    def _live_tail(self):
+        """The reader that followed the log, or None (read it afresh at the end) if it failed."""
+        return self.tail if self.tail_error is None else None
+
     def _pump(self) -> None:
         self.follower.pump()
-        self.tail.poll()
+        if self.tail_error is None:
+            try:
+                self.tail.poll()
+            except Exception as e:  # noqa: BLE001 - metrics are extra: the job runs on without them
+                self.tail_error = e
+                self._log(f"bessemer: could not record metrics while the job runs ({e!r}); "
+                          "they are read from the log at its end")
 
     def _log(self, line: str) -> None:
         with open(self.job.log, "a", encoding="utf-8") as f:
