@@ -140,12 +140,37 @@ def count_flops(fn: Callable[[], Any]) -> int:
     return int(counter.get_total_flops())
 
 
+# A CPU without native bf16/fp16 arithmetic converts every element: a 2048 bf16 product
+# takes about 40 s there, and the probe would take minutes. On such a CPU the peak is
+# measured on products of this side instead. Trade: a smaller product reaches a little
+# less of the machine's peak, so MFU reads a little high; the probe stays seconds long.
+EMULATED_SIDE = 512
+
+
+def _emulated(dtype: torch.dtype) -> bool:
+    """Whether this CPU lacks instructions for `dtype` products (torch then converts
+    every element): bf16 needs AVX512-BF16 or AMX, fp16 AMX-FP16."""
+    cpu = torch.cpu
+    if dtype == torch.bfloat16:
+        return not (getattr(cpu, "_is_avx512_bf16_supported", lambda: False)()
+                    or getattr(cpu, "_is_amx_tile_supported", lambda: False)())
+    if dtype == torch.float16:
+        return not getattr(cpu, "_is_amx_fp16_supported", lambda: False)()
+    return False
+
+
 def matmul_peak(device: torch.device, dtype: torch.dtype, seconds: float = 2.0) -> dict:
     """This machine's achievable FLOP/s: the best of repeated square matmuls (the MFU denominator)."""
-    n = 8192 if device.type == "cuda" else 2048
     g = torch.Generator(device="cpu").manual_seed(0)
-    a = torch.randn(n, n, generator=g).to(device=device, dtype=dtype)
-    b = torch.randn(n, n, generator=g).to(device=device, dtype=dtype)
+
+    def operands(n):
+        return (torch.randn(n, n, generator=g).to(device=device, dtype=dtype),
+                torch.randn(n, n, generator=g).to(device=device, dtype=dtype))
+
+    n = 8192 if device.type == "cuda" else 2048
+    if device.type == "cpu" and _emulated(dtype):
+        n = EMULATED_SIDE
+    a, b = operands(n)
     timed(lambda: a @ b, device)  # warm-up: thread pools, kernel selection
     best, spent, reps = float("inf"), 0.0, 0
     while reps < 3 or spent < seconds:

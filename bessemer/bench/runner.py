@@ -32,7 +32,7 @@ import torch
 from .. import zoo
 from ..fsutil import atomic_write_text
 from ..compiler import profile
-from . import measure
+from . import fallbacks, measure
 
 PHASES = ("run", "warm", "memory")
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
@@ -119,6 +119,8 @@ def _run(job: dict, stage: _Stage) -> dict:
         loss.backward()
         return loss
 
+    opt_step = None  # the mode's optimizer step, set by its set-up below
+
     def train_step(i: int) -> torch.Tensor:
         opt.zero_grad(set_to_none=True)
         loss = forward_backward(batches[i % len(batches)])
@@ -135,57 +137,66 @@ def _run(job: dict, stage: _Stage) -> dict:
     out = {"flops_per_step": flops, "n_params": w.n_params(), "batch": w.batch, "seq": w.seq,
            "image": w.image, "tokens_per_sample": w.tokens_per_sample}
 
-    if phase == "memory":
-        existing = [*model.parameters(), *model.buffers(), *(t for b in batches for t in b.values())]
-        tracker = measure.PeakMemory(device, existing)
-        with tracker:
-            stage(f"{mode} set-up")
-            opt_step = MODES[mode](model, opt)
-            stage("steps")
-            train_step(0)
-            train_step(1)
-            with tracker.measured_step():
-                train_step(2)
-        out.update(peak_bytes=tracker.peak_bytes, memory_method=tracker.method)
+    def measure_phase() -> dict:
+        nonlocal opt_step
+        if phase == "memory":
+            existing = [*model.parameters(), *model.buffers(), *(t for b in batches for t in b.values())]
+            tracker = measure.PeakMemory(device, existing)
+            with tracker:
+                stage(f"{mode} set-up")
+                opt_step = MODES[mode](model, opt)
+                stage("steps")
+                train_step(0)
+                train_step(1)
+                with tracker.measured_step():
+                    train_step(2)
+            out.update(peak_bytes=tracker.peak_bytes, memory_method=tracker.method)
+            return out
+
+        stage(f"{mode} set-up and first step")
+        t0 = time.perf_counter()
+        opt_step = MODES[mode](model, opt)
+        losses = [train_step(0)]
+        measure.sync(device)
+        out["first_step_s"] = time.perf_counter() - t0
+        if phase == "warm":
+            return out
+
+        stage("warm-up steps")
+        for i in range(1, 1 + job["warmup"]):
+            losses.append(train_step(i))
+        stage("measured steps")
+        times = []
+        with measure.Contention() as contention:
+            for i in range(1 + job["warmup"], total_steps):
+                loss, dt = measure.timed(lambda: train_step(i), device)
+                losses.append(loss)
+                times.append(dt)
+        out["step_times"] = times
+        out["foreign_cpu_share"] = contention.share
+        if mode == "bessemer":
+            # one more forward and backward (no update: the trained parameters stay those
+            # of the measured steps) with every fused kernel timed on its own
+            stage("kernel bandwidth")
+            graphs = getattr(getattr(model.forward, "_bessemer_backend", None), "compiled", [])
+            opt.zero_grad(set_to_none=True)
+            with profile.kernel_profile(graphs) as prof:
+                forward_backward(batches[0])
+            opt.zero_grad(set_to_none=True)
+            out["kernel_bandwidth"] = prof.summary()
+            out["copy_gbps"] = profile.copy_bandwidth(device)
+        out["losses"] = [float(x) for x in losses]
+        if job.get("params_path"):
+            stage("save parameters")
+            torch.save({n: p.detach().to("cpu", torch.float32) for n, p in model.named_parameters()},
+                       job["params_path"])
         return out
 
-    stage(f"{mode} set-up and first step")
-    t0 = time.perf_counter()
-    opt_step = MODES[mode](model, opt)
-    losses = [train_step(0)]
-    measure.sync(device)
-    out["first_step_s"] = time.perf_counter() - t0
-    if phase == "warm":
-        return out
-
-    stage("warm-up steps")
-    for i in range(1, 1 + job["warmup"]):
-        losses.append(train_step(i))
-    stage("measured steps")
-    times = []
-    with measure.Contention() as contention:
-        for i in range(1 + job["warmup"], total_steps):
-            loss, dt = measure.timed(lambda: train_step(i), device)
-            losses.append(loss)
-            times.append(dt)
-    out["step_times"] = times
-    out["foreign_cpu_share"] = contention.share
-    if mode == "bessemer":
-        # one more forward and backward (no update: the trained parameters stay those
-        # of the measured steps) with every fused kernel timed on its own
-        stage("kernel bandwidth")
-        graphs = getattr(getattr(model.forward, "_bessemer_backend", None), "compiled", [])
-        opt.zero_grad(set_to_none=True)
-        with profile.kernel_profile(graphs) as prof:
-            forward_backward(batches[0])
-        opt.zero_grad(set_to_none=True)
-        out["kernel_bandwidth"] = prof.summary()
-        out["copy_gbps"] = profile.copy_bandwidth(device)
-    out["losses"] = [float(x) for x in losses]
-    if job.get("params_path"):
-        stage("save parameters")
-        torch.save({n: p.detach().to("cpu", torch.float32) for n, p in model.named_parameters()},
-                   job["params_path"])
+    # What the mode left eager (graphs, optimizer updates) is read from the compiler's
+    # warnings during its set-up and steps.
+    with fallbacks.Recorder() as recorded:
+        measure_phase()
+    out["compile_report"] = recorded.report().as_dict()
     return out
 
 

@@ -200,6 +200,12 @@ def _row(plan: Plan, model: str, mode: str, results: dict) -> dict:
                step_s=step, first_step_cold_s=run_r["first_step_s"], losses=run_r["losses"],
                final_loss=run_r["losses"][-1], flops_per_step=run_r["flops_per_step"],
                foreign_cpu_share=run_r.get("foreign_cpu_share"))
+    cr = run_r.get("compile_report") or {}
+    # A row with any fallback ran partly eagerly: it is not counted as compiled
+    # (report.py leaves it out of the speed-ups' geometric mean and the targets).
+    row.update(fallbacks=len(cr.get("fallbacks", [])), fallback_notes=cr.get("fallbacks", []),
+               unlowered_ops=cr.get("unlowered_ops", []), graph_breaks=cr.get("graph_breaks", 0),
+               recompiles=cr.get("recompiles", 0))
     if "kernel_bandwidth" in run_r:
         row["kernel_bandwidth"] = run_r["kernel_bandwidth"]
         row["copy_gbps"] = run_r.get("copy_gbps")

@@ -42,6 +42,13 @@ def test_matmul_peak_is_positive():
     assert p["flops_per_s"] > 1e8 and p["n"] == 2048
 
 
+def test_bf16_peak_probe_is_quick_where_bf16_is_emulated():
+    # A CPU that converts every bf16 element would spend minutes on 2048 products.
+    p = measure.matmul_peak(torch.device("cpu"), torch.bfloat16, seconds=0.05)
+    assert p["flops_per_s"] > 0
+    assert p["n"] == (measure.EMULATED_SIDE if measure._emulated(torch.bfloat16) else 2048)
+
+
 def test_contention_is_a_share_of_the_cores():
     import time
     with measure.Contention() as c:

@@ -72,3 +72,23 @@ def test_chart_is_written(tmp_path):
     report.speedups(res)
     report.chart(res, str(tmp_path / "c.png"))
     assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_row_with_fallbacks_is_not_counted_as_compiled():
+    res = _results()
+    res["rows"][2].update(fallbacks=1, fallback_notes=["bessemer: backward graph backward3 runs eagerly (X: y)"],
+                          unlowered_ops=["aten.frob.default"])
+    res["rows"][1].update(fallbacks=0)
+    report.speedups(res)
+    assert "bessemer" not in report.geomean_speedups(res)        # its only ok row ran partly eagerly
+    met = {(t["model"], t["target"]): t for t in report.targets(res)}
+    assert not met[("a", "bessemer faster than eager")]["met"]
+    assert "ran partly eagerly" in met[("a", "bessemer faster than eager")]["value"]
+    assert not met[("a", "bessemer compiles every graph and update")]["met"]
+    table = report.table(res)
+    assert "4.00x‡" in table and "fallbacks" in table
+    assert "a · bessemer: bessemer: backward graph backward3 runs eagerly (X: y)" in table
+    assert "a · bessemer: aten.frob.default" in table
+    page = report.markdown(res, title="Tested models")
+    assert "| a | batch 8, seq 128 | bessemer | 250.0 ±1% | 4.00x‡ | 1 |" in page
+    assert "not counted as compiled" in page
