@@ -1,6 +1,7 @@
 """The kernel cache: private to its owner, one build per kernel across processes, and an
 entry that cannot be used (truncated, corrupt, from another compiler) rebuilt with one warning."""
 import ctypes
+import itertools
 import json
 import multiprocessing
 import os
@@ -126,9 +127,12 @@ def test_one_build_per_kernel_across_processes(tmp_path):
     assert sorted(hits) == [False, True, True]
 
 
-def test_a_compiled_function_heals_its_cache_in_a_new_process(tmp_path):
+def test_a_compiled_function_heals_its_cache_in_a_new_process(tmp_path, monkeypatch):
     """End to end: a corrupt library under a compiled graph costs one warning and a rebuild
     in the next process that needs it, and the results stay eager's."""
+    from bessemer.compiler import capture
+
+    monkeypatch.setattr(capture, "_graph_ids", itertools.count())  # graph names as in a new process
     cache = tmp_path / "cache"
     be = make_backend(TrainingCompilerConfig(cache_dir=str(cache), fallback="error"))
     f = torch.compile(lambda x: torch.tanh(x) * 3 + 1, backend=be, dynamic=False)
