@@ -233,7 +233,7 @@ class Estimator:
         est.max_retries = rec.max_retries
         est.metrics_csv = bool(spec.get("metrics_csv", False))
         est.cloud_arguments = []
-        est.engine = get_engine(rec.engine) if rec.engine == "local" else get_engine("local")
+        est.engine = get_engine("local")  # fit() runs the job again on this machine
         est.latest_training_job = job
         return est
 
