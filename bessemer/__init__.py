@@ -4,11 +4,21 @@ from .api import compile
 
 __version__ = "0.1.0"
 
-__all__ = ["TrainingCompilerConfig", "compile", "__version__"]
+# The estimators are imported when first used (`bessemer.PyTorch`, `from bessemer import
+# PyTorch`): a script that only compiles does not load the jobs package and its libraries.
+_ESTIMATORS = ("Estimator", "PyTorch", "HuggingFace")
+_SUBPACKAGES = ("jobs", "bench", "zoo")
 
-# Estimators, when the jobs package is present.
-try:  # noqa: SIM105
-    from .jobs.estimator import Estimator, PyTorch, HuggingFace  # noqa: F401
-    __all__ += ["Estimator", "PyTorch", "HuggingFace"]
-except ImportError:  # pragma: no cover - during development of the jobs package
-    pass
+__all__ = ["TrainingCompilerConfig", "compile", "__version__", *_ESTIMATORS]
+
+
+def __getattr__(name: str):
+    if name in _ESTIMATORS:
+        from .jobs import estimator
+
+        return getattr(estimator, name)
+    if name in _SUBPACKAGES:  # `import bessemer; bessemer.jobs.TrainingJob`
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'bessemer' has no attribute {name!r}")
