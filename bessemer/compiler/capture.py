@@ -41,8 +41,21 @@ _EXTRA_DECOMPOSITIONS = [
     aten._softmax, aten._log_softmax, aten.native_layer_norm, aten.gelu,
     aten._native_batch_norm_legit_functional, aten._native_batch_norm_legit,
     aten._native_batch_norm_legit_no_training, aten.native_batch_norm, aten.var_mean,
-    aten.native_group_norm, aten.hardtanh, aten.mean, aten.squeeze,
+    aten.native_group_norm, aten.hardtanh, aten.mean, aten.squeeze, aten.linalg_vector_norm,
 ]
+
+
+def _weight_norm_backward(grad_w, v, g, norms, dim):
+    """Gradients of w = v * g / norms (norms: the 2-norm of v over every dim but
+    `dim`, shaped like g) in plain ATen ops, so they fuse; torch has no
+    decomposition for this op, which the backward of weight_norm (wav2vec2's
+    positional convolution) calls."""
+    dim %= v.dim()
+    others = [d for d in range(v.dim()) if d != dim]
+    norms = norms.to(g.dtype)
+    sums = (grad_w * v).sum(others, keepdim=True)
+    grad_v = (g / norms) * (grad_w - v * (sums / (norms * norms)))
+    return grad_v, sums / norms
 
 
 # Ops kept whole: dropout for its RNG (the same generator calls as eager); mean and
@@ -57,6 +70,7 @@ _KEEP = {"native_dropout", "native_dropout_backward", "mean", "var_mean",
 def decompositions() -> dict:
     table = dict(core_aten_decompositions())
     table.update(get_decompositions(_EXTRA_DECOMPOSITIONS))
+    table[aten._weight_norm_interface_backward.default] = _weight_norm_backward
     for op in list(table):
         name = op.overloadpacket.__name__ if isinstance(op, torch._ops.OpOverload) else str(op)
         if name in _KEEP:

@@ -41,6 +41,7 @@ EXTERN_BY_DESIGN = {
     "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "copy_", "max", "min", "argmax",
     "argmin", "masked_fill", "nonzero", "repeat", "_unsafe_index", "_unsafe_index_put",
     "scatter_reduce", "index_add", "_local_scalar_dense", "select_scatter", "slice_scatter",
+    "as_strided_scatter",
     "as_strided", "diagonal", "upsample_nearest2d", "upsample_bilinear2d", "_to_copy",
     "cumprod", "full", "empty_strided", "empty", "new_zeros", "new_empty", "clone", "with_effects",
 }
@@ -389,6 +390,22 @@ def _alias(L, node, x):
 def _copy(L, node, dst, src, non_blocking=False):
     return L.g.cast(broadcast(L.g, src, dst.shape), dst.dtype) if src.dtype != dst.dtype else \
         L.copy(broadcast(L.g, src, dst.shape))
+
+
+@lowers(aten.as_strided_scatter.default)
+def _as_strided_scatter(L, node, x, src, size, stride, storage_offset=None):
+    """x with the elements its view as_strided(size, stride, offset) covers replaced
+    by src. Lowered when that view is all of x in order: the backward of a view op
+    (AOTAutograd writes the gradient into a zero buffer through as_strided) is this
+    case, and it is src reshaped. Any other layout runs in ATen, like its
+    siblings slice_scatter and select_scatter."""
+    base = L.meta(node.args[0])
+    size = tuple(size)
+    in_order = all(st == c for n, st, c in zip(size, stride, contiguous_strides(size)) if n != 1)
+    if not (in_order and (storage_offset or 0) == 0 and math.prod(size) == base.numel()
+            and base.is_contiguous() and base.storage_offset() == 0):
+        raise Unsupported("as_strided_scatter over part of its input, or out of order")
+    return L.copy(reshape(L.g, L.g.cast(src, x.dtype) if src.dtype != x.dtype else src, x.shape))
 
 
 # views --------------------------------------------------------------------------
