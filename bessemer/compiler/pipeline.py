@@ -7,7 +7,8 @@
     cse          one node per distinct computation
     dce          drop what simplification orphaned
     fuse         decide buffers; group members into pointwise / reduction kernels
-    plan_memory  liveness; dead buffers handed to new ones
+    plan_memory  the step order that lowers the peak; liveness; outputs written in place
+                 over dying inputs, dead storages handed to new buffers; the planned peak
     render       kernels -> source: one C++ translation unit (CPU) or one Triton
                  module (GPU); codegen/backends.py picks by the graph's device
     build        gcc / the module import, through the content-addressed cache
@@ -62,6 +63,7 @@ class CompiledGraph:
     kernels: list = field(default_factory=list)     # KernelSource per kernel
     built: Any = None                                # backends.Built: the launchers
     name: str = ""
+    memory: Any = None                               # the MemoryPlan (planned peak, reuse, in place)
 
 
 class Pipeline:
@@ -135,4 +137,4 @@ class Pipeline:
                                               "backend": backend.name, "cache_hit": built.cache_hit,
                                               "artifact": built.path}, indent=2), "json")
         return CompiledGraph(fn, src, wrapper, dict(self.timings), n_k, n_e, built.cache_hit, built.path,
-                             sched.format(), backend.name, kernels, built, self.name)
+                             sched.format(), backend.name, kernels, built, self.name, plan)

@@ -32,6 +32,11 @@ def _as_strided(t: torch.Tensor, size: tuple, stride: tuple, offset: int) -> tor
     return t.as_strided(size, stride, t.storage_offset() + offset)
 
 
+def _reuse(t: torch.Tensor, size: tuple, dtype: torch.dtype) -> torch.Tensor:
+    """A contiguous tensor of `size` and `dtype` at the start of t's storage (at least as large)."""
+    return torch.empty(0, dtype=dtype, device=t.device).set_(t.untyped_storage(), 0, size)
+
+
 def _allocator(device: torch.device) -> Callable:
     if device.type == "cpu":
         def _empty(shape, dtype):
@@ -46,6 +51,7 @@ def load(src: str, consts: dict[str, Any], built: Built, device: torch.device) -
     """The generated program's `call`, with its names bound."""
     env: dict[str, Any] = {
         "torch": torch, "_layout": _layout, "_as_strided": _as_strided, "_empty": _allocator(device),
+        "_reuse": _reuse,
     }
     assert set(env) == set(RUNTIME_NAMES)
     env.update(consts)

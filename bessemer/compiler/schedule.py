@@ -6,7 +6,8 @@ renderers and the runtime consume. They depend on the IR only, never on a pass.
   Kernel      one fused loop nest over an iteration domain (pointwise, or reduced
               over some trailing dims), with its members and the members it stores
   Schedule    the ordered steps of a graph: kernels and ATen externs
-  MemoryPlan  when each buffer dies, and which dead buffer a new one reuses
+  MemoryPlan  when each buffer dies, which storage a new one takes (a dead buffer's, or
+              in place, a dying input's), and the peak bytes that plan reaches
 
 The index helpers say how a kernel's members relate to its domain: a member is
 computed over the full domain, per row (the domain with the reduced dims kept or
@@ -27,6 +28,10 @@ class Kernel:
     red: tuple                    # reduced dims of the domain (trailing dims), () if pointwise
     members: list[Node] = field(default_factory=list)
     stores: list[Node] = field(default_factory=list)   # members written to buffers
+    # buffers this kernel reads and writes through the same memory (an output written in
+    # place over a dying input, memory planning's choice): renderers must not assume that
+    # these parameters do not alias
+    aliased: set = field(default_factory=set)
 
     def describe(self) -> str:
         kind = f"reduce over {list(self.red)}" if self.red else "pointwise"
@@ -61,11 +66,16 @@ class Schedule:
 @dataclass
 class MemoryPlan:
     free_after: dict            # step index -> buffers whose last use is that step
-    reuse: dict                 # buffer -> earlier buffer whose storage it takes
+    reuse: dict                 # buffer -> earlier, dead buffer whose storage it takes
     output_bases: set           # buffers that escape as graph outputs (or views of them)
+    inplace: dict = field(default_factory=dict)   # buffer -> input of its kernel it overwrites
+    peak_bytes: int = 0         # the most bytes of storages the graph allocates, live at once
+    peak_step: int = -1         # the step where that peak is reached
 
     def format(self) -> str:
-        lines = [f"reuse {a.name} <- {b.name}" for a, b in self.reuse.items()]
+        lines = [f"planned peak {self.peak_bytes} bytes at step {self.peak_step}"]
+        lines += [f"in place {a.name} <- {b.name}" for a, b in self.inplace.items()]
+        lines += [f"reuse {a.name} <- {b.name}" for a, b in self.reuse.items()]
         for i, ns in sorted(self.free_after.items()):
             lines.append(f"after step {i}: free {', '.join(n.name for n in ns)}")
         return "\n".join(lines) + "\n"

@@ -462,8 +462,10 @@ class KernelWriter(KernelBuilder):
         for n, p in self.params.items():
             const = "" if (n in k.stores) else "const "
             # no two parameters of a kernel share memory (the memory plan hands a buffer
-            # to a new one only after its last reader ran), so all are __restrict__
-            params.append(f"{const}{storage_type(n.dtype)}* __restrict__ {p}")
+            # to a new one only after its last reader ran), so all are __restrict__, but
+            # for an output written in place over an input (k.aliased)
+            restrict = "" if n in k.aliased else " __restrict__"
+            params.append(f"{const}{storage_type(n.dtype)}*{restrict} {p}")
         head = f'extern "C" void {k.name}({", ".join(params)}) {{'
         src = "\n".join([head] + code + ["}"]) + "\n"
         return KernelSource(k.name, src, list(self.params), list(k.stores), None, self.kind(), self.bytes_moved())

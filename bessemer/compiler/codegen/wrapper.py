@@ -1,8 +1,9 @@
 """The wrapper writer: a Schedule and its MemoryPlan as a small Python program.
 
-The program allocates buffers (or takes over dead ones, per the memory plan),
-calls each kernel through its backend's launcher, calls ATen for externs, and
-drops every buffer after its last use. It is plain Python source, written to the
+The program allocates buffers (or, per the memory plan, takes over the storage of
+a dead one, or writes a kernel's output in place over an input dying in that
+kernel), calls each kernel through its backend's launcher, calls ATen for
+externs, and drops every buffer after its last use. It is plain Python source, written to the
 debug folder next to the kernels it calls, so a reader sees the whole program.
 `runtime.load` turns it into the callable; the names it uses beyond the kernels
 and the constants it collects are the runtime's support functions (RUNTIME_NAMES).
@@ -19,7 +20,7 @@ from ..views import layout_of
 from .kernel import KernelSource
 
 # The support functions the generated program calls (bound by runtime.load).
-RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty")
+RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty", "_reuse")
 
 
 class WrapperWriter:
@@ -76,6 +77,7 @@ class WrapperWriter:
         inputs = [n for n in g.nodes if n.kind == "input"]
         self.lines = []
         self.emit("def call(args):", 0)
+        self.emit(f"# planned peak: {plan.peak_bytes} bytes of buffers allocated here, at step {plan.peak_step}")
         # the graph's placeholders include non-tensor inputs; they map by position
         self.emit(f"({', '.join(self.placeholder_names) + ','}) = args" if self.placeholder_names else "pass")
         self.emit("args.clear()")
@@ -88,9 +90,15 @@ class WrapperWriter:
             if isinstance(s, Kernel):
                 ks = self.kernels[s.name]
                 for m in s.stores:
-                    if m in plan.reuse:
+                    if m in plan.inplace:     # written over an input that dies in this kernel
+                        self.emit(f"{m.name} = {plan.inplace[m].name}.view({tuple(m.shape)!r})")
+                    elif m in plan.reuse:
                         old = plan.reuse[m]
-                        self.emit(f"{m.name} = {old.name}.view({tuple(m.shape)!r}); del {old.name}")
+                        if old.dtype == m.dtype and old.numel() == m.numel():
+                            self.emit(f"{m.name} = {old.name}.view({tuple(m.shape)!r}); del {old.name}")
+                        else:                 # a dead buffer of the same size class
+                            self.emit(f"{m.name} = _reuse({old.name}, {tuple(m.shape)!r}, {_dt(m.dtype)}); "
+                                      f"del {old.name}")
                     else:
                         self.emit(f"{m.name} = _empty({tuple(m.shape)!r}, {_dt(m.dtype)})")
                 self.emit(self.backend.call(ks, [a.name for a in ks.args]))
