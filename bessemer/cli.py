@@ -3,6 +3,7 @@
     bessemer train train.py --source-dir src --hp epochs=2 --channel train=data/train --processes 2
     bessemer jobs list | describe NAME | logs NAME [--follow] | stop NAME | metrics NAME | compare A B
     bessemer bench ...                 (the benchmark runner)
+    bessemer tune MODEL --memory-limit BYTES|auto   (the largest batch that fits, per mode)
     bessemer --version
 
 Each subcommand is one entry of COMMANDS: either `add`, a function that adds its
@@ -39,6 +40,8 @@ COMMANDS: dict[str, Command] = {
                      "channels as SM_CHANNEL_* folders."),
     "jobs": Command("list, describe, follow, stop, chart or compare training jobs", add=job_commands.add_jobs),
     "bench": Command("benchmark models (see `bessemer bench --help`)", delegate="bessemer.bench.cli"),
+    "tune": Command("the largest batch under a memory limit, per mode (see `bessemer tune --help`)",
+                    delegate="bessemer.tune.cli"),
 }
 
 
