@@ -509,11 +509,25 @@ def _var(L, x, dims, correction, keepdim, out):
     dims = list(range(rank)) if not dims else [d % rank for d in ([dims] if isinstance(dims, int) else dims)]
     n = math.prod(x.shape[d] for d in dims)
     xs = g.cast(x, out)
+    # The values are shifted by the first one of their row before summing: the
+    # mean of a constant row is then that value exactly, so layer norm of such a
+    # row is exactly 0 (eager's Welford pass also gives 0; sum/n is off in the
+    # last bit, which rsqrt(var + eps) amplifies 300-fold), and rows far from 0
+    # lose less to rounding. It costs one subtraction and one broadcast load per
+    # element.
+    shift = None
+    if n > 0 and dims:
+        shift = xs
+        for dim in dims:
+            shift = slice_(g, shift, dim, 0, 1, 1)
+        xs = pointwise(g, "sub", [xs, shift], out)
     mean_k = pointwise(g, "div", [reduce(g, "sum", xs, dims, True, out), float(n)], out)
     d = pointwise(g, "sub", [xs, mean_k], out)
     ss = reduce(g, "sum", pointwise(g, "mul", [d, d], out), dims, keepdim, out)
     denom = max(n - (1 if correction is None else correction), 0)
     var = pointwise(g, "div", [ss, float(denom)], out)
+    if shift is not None:
+        mean_k = pointwise(g, "add", [mean_k, shift], out)
     mean = mean_k if keepdim else reshape(g, mean_k, var.shape)
     return var, mean
 

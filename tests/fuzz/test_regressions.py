@@ -62,3 +62,17 @@ def test_one_hot_out_of_range_class_raises_like_eager():
     f(torch.tensor([0, 2]))
     with pytest.raises(RuntimeError, match="smaller than num_classes"):
         f(torch.tensor([0, 3]))
+
+
+def test_layer_norm_of_a_constant_row_is_zero():
+    """An expanded input makes every row constant: eager's Welford mean is exact
+    there and layer norm gives 0; a plain sum/n mean is off in the last bit, which
+    rsqrt(var + eps) amplifies to 4e-5."""
+    def prog(a0, a1):
+        v0 = F.layer_norm(a0, (13,))
+        v1 = F.layer_norm(a1.expand(4, 3, 16) * 3 + 1, (3, 16))
+        return (v0, v1)
+    assert_like_eager(prog, [
+        Input((13,), 'float32', layout='e', seed=57728),
+        Input((1, 1, 1), 'float32', grad=True, seed=57729),
+    ], seed=902)
