@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping, Optional, Union
 
 from ..config import ENV_CONFIG, ENV_DEBUG, TrainingCompilerConfig
+from . import autobatch
 from .checkpoints import check_checkpoint_path, in_process_only
 from .contract import check_env_names, compiler_environment
 from .engines import Engine, JobSpec, get_engine
@@ -82,6 +83,7 @@ class Estimator:
             max_retries = renamed["max_retries"]
         self.source_dir, self.entry_point = _check_entry_point(entry_point, source_dir)
         self.hyperparameters = _check_hyperparameters(hyperparameters)
+        autobatch.check(self.hyperparameters)  # batch_size="auto" and its companions
         self.instance_count = _check_count("instance_count", instance_count)
         if processes_per_instance is not None:
             _check_count("processes_per_instance", processes_per_instance)
@@ -123,8 +125,14 @@ class Estimator:
                              "remote URL, or fit(wait=True)")
         if job_name is not None:
             _check_job_name("job_name", job_name)
+        # batch_size="auto": the search runs now, before a job exists (its bad input starts none)
+        chosen = autobatch.resolve(self.hyperparameters, self.entry_point,
+                                   str(self.source_dir) if self.source_dir else None, self.compiler_config,
+                                   self.environment)
         store = JobStore(self.output_path)
         record = self._record(channels)
+        if chosen:
+            record.hyperparameters, record.batch_search = chosen.hyperparameters, chosen.record
         if job_name is not None:
             record.name = job_name
             store.create(record)
@@ -133,7 +141,7 @@ class Estimator:
         job = TrainingJob(record.name, self.output_path)
         self.latest_training_job = job
         try:
-            spec = self._prepare(record.name, channels)
+            spec = self._prepare(record.name, channels, chosen)
         except BaseException as e:
             store.finish(record.name, FAILED, failure_reason=f"could not prepare the job: {e}")
             raise
@@ -153,7 +161,8 @@ class Estimator:
             max_run=self.max_run, creation_time=time.time(), checkpoint_path=self.checkpoint_path,
             max_retries=self.max_retries)
 
-    def _prepare(self, name: str, channels: Mapping[str, Path]) -> JobSpec:
+    def _prepare(self, name: str, channels: Mapping[str, Path],
+                 chosen: Optional[autobatch.Chosen] = None) -> JobSpec:
         """Make the job's folder and describe what the engine must run."""
         store = JobStore(self.output_path)
         job = JobDir.create(self.output_path / name)
@@ -168,12 +177,12 @@ class Estimator:
         spec = JobSpec(
             name=name, job_dir=str(job.root), output_path=str(self.output_path),
             entry_point=self.entry_point if self.source_dir else Path(self.entry_point).name,
-            hyperparameters=self.hyperparameters, channels=sorted(channels),
+            hyperparameters=chosen.hyperparameters if chosen else self.hyperparameters, channels=sorted(channels),
             instance_count=self.instance_count, processes_per_instance=self.processes_per_instance,
             environment={**self.environment, **compiler_env},
             startup_hooks=job_config.enabled, max_run=self.max_run,
             metric_definitions=self.metric_definitions,
-            banner=self._banner(name, job_config),
+            banner=self._banner(name, job_config) + (chosen.banner if chosen else []),
             source_dir=str(self.source_dir or Path(self.entry_point).parent),
             distributed=self.distributed, checkpoint_path=self.checkpoint_path,
             max_retries=self.max_retries, metrics_csv=self.metrics_csv,

@@ -84,7 +84,7 @@ CREATE TABLE IF NOT EXISTS attempts (
 # Columns added to a table after its first version: (table, column).
 _LATER_COLUMNS = (("metrics", "time"),)
 
-_JSON_FIELDS = ("inputs", "hyperparameters", "compiler_config", "compile_summary")
+_JSON_FIELDS = ("inputs", "hyperparameters", "compiler_config", "compile_summary", "batch_search")
 
 
 @dataclass
@@ -117,6 +117,7 @@ class JobRecord:
     max_retries: int = 0
     compile_summary: dict = field(default_factory=dict)
     peak_memory_bytes: Optional[int] = None  # resident memory of the job's processes, summed, at most
+    batch_search: dict = field(default_factory=dict)  # batch_size="auto": what the search chose (autobatch.py)
 
     @property
     def done(self) -> bool:
@@ -159,6 +160,7 @@ class JobRecord:
             "CompileSummary": self.compile_summary or None,
             "PeakMemoryMiB": (round(self.peak_memory_bytes / 2**20, 1)
                               if self.peak_memory_bytes is not None else None),
+            "BatchSearch": self.batch_search or None,
         }
         return out
 

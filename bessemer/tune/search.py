@@ -158,20 +158,23 @@ def probe(workload: Workload, mode: str, batch: int, device: torch.device, env: 
     return Probe(batch, True, res["peak_bytes"], res["step_s"], res.get("fixed_bytes"))
 
 
-def _line(probes: list[Probe]) -> Optional[tuple[float, float]]:
-    """(fixed bytes, bytes per sample) through the measured probes (least squares)."""
-    pts = [(p.batch, p.peak_bytes) for p in probes if p.peak_bytes is not None]
-    if len({b for b, _ in pts}) < 2:
-        if pts and probes[0].fixed_bytes is not None:
-            b, peak = pts[0]
-            return float(probes[0].fixed_bytes), max((peak - probes[0].fixed_bytes) / b, 1.0)
+def _line(probes: list[Probe], lo: Probe, hi: Optional[Probe]) -> Optional[tuple[float, float]]:
+    """(fixed bytes, bytes per sample) of the line through the two most telling probes: the
+    largest batch that fit and the smallest that did not, else the two largest measured
+    (at small batches the step's peak can sit in the optimizer update, flat in the batch;
+    a fit through those points would miss the slope)."""
+    measured = sorted({p.batch: p for p in probes if p.peak_bytes is not None}.values(), key=lambda p: p.batch)
+    if hi is not None and hi.peak_bytes is not None:
+        a, b = lo, hi
+    elif len(measured) >= 2:
+        a, b = measured[-2], measured[-1]
+    elif measured and measured[0].fixed_bytes is not None:
+        p = measured[0]
+        return float(p.fixed_bytes), max((p.peak_bytes - p.fixed_bytes) / p.batch, 1.0)
+    else:
         return None
-    n = len(pts)
-    mb = sum(b for b, _ in pts) / n
-    mp = sum(p for _, p in pts) / n
-    slope = sum((b - mb) * (p - mp) for b, p in pts) / sum((b - mb) ** 2 for b, _ in pts)
-    slope = max(slope, 1.0)
-    return mp - slope * mb, slope
+    slope = max((b.peak_bytes - a.peak_bytes) / (b.batch - a.batch), 1.0)
+    return a.peak_bytes - slope * a.batch, slope
 
 
 def find_batch(workload: Workload, mode: str, limit_bytes: int, multiple_of: int = 1,
@@ -200,7 +203,7 @@ def find_batch(workload: Workload, mode: str, limit_bytes: int, multiple_of: int
     while len(probes) < max_probes:
         if hi is not None and hi.batch - lo.batch <= multiple_of:
             break
-        line = _line(probes)
+        line = _line(probes, lo, hi)
         if line is None:
             guess = lo.batch * 2
         else:
@@ -212,10 +215,10 @@ def find_batch(workload: Workload, mode: str, limit_bytes: int, multiple_of: int
         cand = (guess // multiple_of) * multiple_of
         if hi is not None:
             top = hi.batch - multiple_of
-            cand = min(max(cand, lo.batch + multiple_of), top)
-            if (hi.batch - lo.batch) // multiple_of > 4 and cand in (lo.batch + multiple_of, top):
-                # the line points at an edge of a wide bracket: halve the bracket instead
+            if cand >= top and (hi.batch - lo.batch) // multiple_of > 4:
+                # the line points past a wide bracket: halve the bracket instead
                 cand = ((lo.batch + hi.batch) // 2 // multiple_of) * multiple_of
+            cand = min(cand, top)
         if cand <= lo.batch:
             cand = lo.batch + multiple_of          # confirm the next one up does not fit
         p = measure(cand)

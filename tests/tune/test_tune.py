@@ -36,6 +36,15 @@ def test_search_finds_the_largest_batch_under_the_limit(multiple):
     assert len(calls) <= 6 and all(c % multiple == 0 for c in calls)
 
 
+def test_search_when_small_batches_peak_in_the_optimizer():
+    """Flat at small batches (the update's peak), then linear: still found in few probes."""
+    def run(workload, mode, batch, device, env, timeout, log):
+        peak = max(50_000, 40_000 + 900 * batch)
+        return Probe(batch, True, peak, 0.01, 30_000)
+    r = find_batch(Workload(model="mlp"), "eager", 40_000 + 900 * 57, 1, run_probe=run)
+    assert r.batch_size == 57 and r.bracketed and len(r.probes) <= 7
+
+
 def test_search_treats_running_out_of_memory_as_not_fitting():
     run, calls = _curve(1000, 10, oom_above=50)     # the machine gives out before the limit
     r = find_batch(Workload(model="mlp"), "eager", 10 ** 9, 1, run_probe=run, max_probes=16)

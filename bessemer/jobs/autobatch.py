@@ -1,0 +1,122 @@
+"""`batch_size="auto"`: a job finds its batch size before it trains.
+
+    est = bessemer.PyTorch(entry_point="train.py", source_dir="src", hyperparameters={
+        "batch_size": "auto",               # the largest batch that fits (bessemer tune's search)
+        "reference_batch_size": 32,         # optional: scale the learning rate from these two ...
+        "reference_learning_rate": 3e-4,
+        "lr_rule": "sqrt",                  # ... by this rule (default linear)
+        "warmup_steps": 500,                # optional: warm-up steps at the reference batch
+        "memory_limit": "12GiB",            # optional: default auto (the device's free memory)
+        "batch_multiple": 8,                # optional: batch sizes are multiples of this
+        "workload": "workload",             # optional: the script's workload function
+    })
+
+The script defines the workload function `bessemer tune --entry-point` uses
+(batch_size -> (model, batch, loss_fn)), with its training under
+`if __name__ == "__main__":`. Before the job is created, fit() searches with real
+steps, in the mode the job trains in (bessemer with the job's compiler config, or
+eager with the compiler off). The script then gets `batch_size` (and
+`learning_rate`, `warmup_steps` when scaling was asked for) as ordinary
+hyperparameters, without the search's own keys; the job's log starts with the old
+and new values, and its record keeps the search (`batch_search`, "BatchSearch" in
+`bessemer jobs describe`).
+
+Bad input is a ValueError naming the hyperparameter, at construction where it can
+be known then (scaling without its reference batch or rate, a limit that is no
+size), else at fit() before any job exists (a model that does not fit at the
+smallest batch, a limit below what its step needs).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+from ..config import ENV_CONFIG, TrainingCompilerConfig
+
+AUTO = "auto"
+# the search's own hyperparameters: recorded, not passed to the script
+SEARCH_KEYS = ("reference_batch_size", "reference_learning_rate", "lr_rule", "memory_limit", "batch_multiple",
+               "workload")
+_NAMES = tuple(f"hyperparameters[{k!r}]" for k in ("lr_rule", "reference_batch_size",
+                                                    "reference_learning_rate", "warmup_steps"))
+
+
+def _hp(key: str) -> str:
+    return f"hyperparameters[{key!r}]"
+
+
+def check(hps: Mapping[str, Any]) -> None:
+    """What can be checked before anything runs (ValueError naming the hyperparameter)."""
+    from ..tune.search import parse_limit
+    auto = hps.get("batch_size") == AUTO
+    given = [k for k in SEARCH_KEYS if k in hps]
+    if not auto:
+        if given:
+            raise ValueError(f"{_hp(given[0])} belongs to the batch search: it needs batch_size='auto'")
+        return
+    _scaling(hps)
+    parse_limit(hps.get("memory_limit", AUTO), flag=_hp("memory_limit"))
+    m = hps.get("batch_multiple", 1)
+    if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+        raise ValueError(f"{_hp('batch_multiple')} must be a positive integer, got {m!r}")
+    w = hps.get("workload", "workload")
+    if not isinstance(w, str) or not w.isidentifier():
+        raise ValueError(f"{_hp('workload')} must name a function of the entry point, got {w!r}")
+
+
+def _scaling(hps: Mapping[str, Any]) -> Optional[str]:
+    """The learning-rate rule, when scaling is asked for (a warm-up alone is the script's own)."""
+    from ..tune.lr import check_scaling
+    if not any(k in hps for k in ("lr_rule", "reference_batch_size", "reference_learning_rate")):
+        return None
+    return check_scaling(hps.get("lr_rule"), hps.get("reference_batch_size"), hps.get("reference_learning_rate"),
+                         hps.get("warmup_steps"), names=_NAMES)
+
+
+@dataclass
+class Chosen:
+    hyperparameters: dict                       # what the script gets
+    record: dict                                # what the job's record keeps
+    banner: list = field(default_factory=list)  # the first lines of the job's log
+
+
+def resolve(hps: Mapping[str, Any], entry_point: str, source_dir: Optional[str],
+            config: TrainingCompilerConfig, environment: Mapping[str, str]) -> Optional[Chosen]:
+    """The batch search a job's hyperparameters ask for (None when they do not)."""
+    if hps.get("batch_size") != AUTO:
+        return None
+    import torch
+
+    from ..tune.lr import scaled_learning_rate, scaled_warmup_steps
+    from ..tune.search import Workload, find_batch, mib, parse_limit, resolve_limit
+    check(hps)
+    rule = _scaling(hps)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    limit = resolve_limit(parse_limit(hps.get("memory_limit", AUTO), flag=_hp("memory_limit")), device)
+    mode = "bessemer" if config.enabled else "eager"
+    workload = Workload(entry_point=entry_point, function=hps.get("workload", "workload"), source_dir=source_dir)
+    env = {**os.environ, **environment, ENV_CONFIG: config.to_json()}
+    result = find_batch(workload, mode, limit, hps.get("batch_multiple", 1), device, env)
+    b = result.batch_size
+    out = {k: v for k, v in hps.items() if k not in SEARCH_KEYS}
+    out["batch_size"] = b
+    old_b = hps.get("reference_batch_size", AUTO)
+    banner = [f"bessemer: batch_size {old_b} -> {b}: the largest under {mib(limit)} in {mode} mode "
+              f"(its step peaks at {mib(result.peak_bytes)}; {len(result.probes)} probes of real steps)"]
+    record: dict = {"mode": mode, "limit_bytes": limit, "device": device.type, "peak_bytes": result.peak_bytes,
+                    "step_ms": round(result.step_s * 1e3, 3), "largest_confirmed": result.bracketed,
+                    "probes": [{"batch": p.batch, "peak_bytes": p.peak_bytes, "fits": p.fits} for p in result.probes],
+                    "batch_size": {"old": old_b, "new": b}}
+    if rule:
+        ref_b, ref_lr = hps["reference_batch_size"], hps["reference_learning_rate"]
+        lr = scaled_learning_rate(b, ref_b, ref_lr, rule)
+        out["learning_rate"] = lr
+        banner.append(f"bessemer: learning_rate {ref_lr:g} at batch {ref_b} -> {lr:.6g} at batch {b} ({rule} rule)")
+        record.update(lr_rule=rule, learning_rate={"old": ref_lr, "new": lr})
+        if hps.get("warmup_steps") is not None:
+            w = scaled_warmup_steps(b, ref_b, hps["warmup_steps"])
+            out["warmup_steps"] = w
+            banner.append(f"bessemer: warmup_steps {hps['warmup_steps']} -> {w} (as many samples)")
+            record["warmup_steps"] = {"old": hps["warmup_steps"], "new": w}
+    return Chosen(out, record, banner)

@@ -1,0 +1,84 @@
+"""batch_size="auto" on an estimator: the search before the job, the values the script
+gets, the log lines and the record; bad input starts no job."""
+from __future__ import annotations
+
+import pytest
+
+import bessemer
+from bessemer.jobs.store import JobStore
+
+from jobs_testing import write
+
+SCRIPT = """
+    import argparse, json
+    import torch
+
+    WIDTH = 2048
+
+    def workload(batch_size):
+        model = torch.nn.Sequential(torch.nn.Linear(16, WIDTH), torch.nn.ReLU(), torch.nn.Linear(WIDTH, 1))
+        x = torch.randn(batch_size, 16)
+        return model, x, lambda m, b: m(b).square().mean()
+
+    if __name__ == "__main__":
+        p = argparse.ArgumentParser()
+        p.add_argument("--batch_size", type=int)
+        p.add_argument("--learning_rate", type=float)
+        p.add_argument("--epochs", type=int)
+        args = p.parse_args()
+        print("got", json.dumps(vars(args)))
+"""
+
+
+def _estimator(tmp_path, hps, **kw):
+    src = write(tmp_path / "src" / "train.py", SCRIPT)
+    return bessemer.PyTorch(entry_point="train.py", source_dir=str(src.parent), hyperparameters=hps,
+                            output_path=str(tmp_path / "runs"), **kw)
+
+
+@pytest.mark.parametrize("hps,message", [
+    ({"batch_size": "auto", "lr_rule": "sqrt"}, r"needs hyperparameters\['reference_batch_size'\] and "
+                                                r"hyperparameters\['reference_learning_rate'\]"),
+    ({"batch_size": "auto", "reference_batch_size": 8}, r"needs hyperparameters\['reference_learning_rate'\]"),
+    ({"batch_size": 32, "reference_batch_size": 8}, r"hyperparameters\['reference_batch_size'\] belongs to the "
+                                                    r"batch search: it needs batch_size='auto'"),
+    ({"batch_size": "auto", "memory_limit": "lots"}, r"hyperparameters\['memory_limit'\]"),
+])
+def test_bad_search_input_is_refused_at_construction(tmp_path, hps, message):
+    with pytest.raises(ValueError, match=message):
+        _estimator(tmp_path, hps)
+
+
+def test_budget_outside_its_range_is_refused():
+    with pytest.raises(ValueError, match="memory_budget"):
+        bessemer.TrainingCompilerConfig(memory_budget=2.0)
+
+
+def test_model_that_does_not_fit_starts_no_job(tmp_path):
+    est = _estimator(tmp_path, {"batch_size": "auto", "memory_limit": "1KiB"},
+                     compiler_config=bessemer.TrainingCompilerConfig(enabled=False))
+    with pytest.raises(ValueError, match="does not fit at batch 1 in eager mode"):
+        est.fit(wait=True, logs=False)
+    assert est.latest_training_job is None
+    assert JobStore(tmp_path / "runs").list() == []
+
+
+def test_auto_batch_job(tmp_path):
+    """Real steps (eager: the compiler off, for time): batch 1 fits, the search finds the
+    largest, the script gets it and the scaled learning rate, the record keeps both."""
+    est = _estimator(tmp_path, {"batch_size": "auto", "memory_limit": "1MiB", "reference_batch_size": 4,
+                                "reference_learning_rate": 0.01, "lr_rule": "linear", "epochs": 1},
+                     compiler_config=bessemer.TrainingCompilerConfig(enabled=False))
+    est.fit(wait=True, logs=False)
+    job = est.latest_training_job
+    rec = job.record()
+    search = rec.batch_search
+    b = search["batch_size"]["new"]
+    assert b >= 1 and search["peak_bytes"] <= 2 ** 20 and search["mode"] == "eager"
+    assert any(p["batch"] == b + 1 and not p["fits"] for p in search["probes"])    # the next one did not fit
+    assert rec.hyperparameters == {"batch_size": b, "learning_rate": pytest.approx(0.01 * b / 4), "epochs": 1}
+    assert search["learning_rate"] == {"old": 0.01, "new": pytest.approx(0.01 * b / 4)}
+    log = open(job.log_path).read()
+    assert f"bessemer: batch_size 4 -> {b}: the largest under 1.0 MiB in eager mode" in log
+    assert f"got {{\"batch_size\": {b}" in log
+    assert job.describe()["BatchSearch"]["batch_size"]["new"] == b
