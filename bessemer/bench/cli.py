@@ -6,6 +6,7 @@
     bessemer bench all --scale small --page docs/tested-models.md
     bessemer bench --report bench-out/results.json --page docs/tested-models.md
     bessemer bench --list
+    bessemer bench memory [MODEL ...]               rematerialization and the memory plan, measured (memory.py)
 
 Bad input (an unknown model, mode or scale, a size the model does not take, a
 batch that does not fit in memory) is reported in one line, with exit code 2,
@@ -106,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[list[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["memory"]:
+        from . import memory
+        return memory.main(argv[1:])
     try:
         args = build_parser().parse_args(argv)
         if args.list:
@@ -259,7 +263,8 @@ def _write_outputs(results: dict, out: str, page: Optional[str], readme: Optiona
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if page:
-        report.write_text(page, report.markdown(results, title="Tested models"))
+        from .memory import keep_section  # the page's memory section (`bessemer bench memory`) stays
+        report.write_text(page, keep_section(page, report.markdown(results, title="Tested models")))
         written.append(page)
     if readme:
         with open(readme) as f:
