@@ -155,7 +155,8 @@ class Mismatch(AssertionError):
 
 def _grad_targets(outs: list) -> list:
     return [o for o in tree_flatten(outs)[0]
-            if isinstance(o, torch.Tensor) and o.requires_grad and o.is_floating_point()]
+            if isinstance(o, torch.Tensor) and o.requires_grad and o.is_floating_point()
+            and o.layout == torch.strided]   # a sparse output's gradient is not a dense weighted sum
 
 
 def _weights(outs: list) -> list:
