@@ -101,23 +101,25 @@ def trace_case(case: str) -> set:
     raise ValueError(f"unknown case kind {kind!r} in {case!r}")
 
 
-def all_cases() -> list[str]:
+def all_cases(dtypes=("fp32", "bf16")) -> list[str]:
     import op_table
     import opinfo_harness
-    cases = [f"op_table:{n}@{d}" for d in ("fp32", "bf16") for n in op_table.OPS]
-    cases += [f"opinfo:{k}@{d}" for d in opinfo_harness.DTYPES for k in opinfo_harness.ops_for(d)]
+    cases = [f"op_table:{n}@{d}" for d in dtypes for n in op_table.OPS]
+    cases += [f"opinfo:{k}@{d}" for d in dtypes for k in opinfo_harness.ops_for(d)]
     return cases
 
 
 def scan(cases: list[str], log=None) -> dict[str, set]:
     hits = {}
-    for c in cases:
+    for i, c in enumerate(cases):
         try:
             hits[c] = trace_case(c)
         except Exception as e:  # noqa: BLE001 - a case the tracer cannot run covers nothing
             hits[c] = set()
             if log:
                 log(f"# {c}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200])
+        if log:
+            log(f"{i + 1}/{len(cases)} {c}: {' '.join(sorted(hits[c]))}")
     return hits
 
 
@@ -138,10 +140,15 @@ def greedy_witnesses(hits: dict[str, set], wanted: set) -> dict[str, list[str]]:
     return chosen
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description="trace every case; print a witness table")
+    ap.add_argument("--dtypes", nargs="*", default=["fp32", "bf16"])
+    a = ap.parse_args(argv)
+
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
-    hits = scan(all_cases(), log)
+    hits = scan(all_cases(tuple(a.dtypes)), log)
     wanted = {str(op) for op in lowering.LOWERINGS}
     chosen = greedy_witnesses(hits, wanted)
     covered = set().union(*chosen.values()) if chosen else set()
