@@ -14,7 +14,6 @@ from opinfo_tables import UNCOVERED, WITNESSES, expected_failure
 FULL = os.environ.get("BESSEMER_TEST_FULL") == "1"
 
 
-
 def test_witness_table_names_every_lowering():
     from bessemer.compiler.lowering import LOWERINGS
     wanted = {str(op) for op in LOWERINGS}
