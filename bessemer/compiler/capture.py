@@ -171,12 +171,32 @@ class BessemerBackend:
     def _reported(self, compile_graph, collect: bool = False):
         """compile_graph, with the partition report on the graphs it compiled (`.partition`)."""
         def run(gm: torch.fx.GraphModule, example_inputs):
+            if collect:
+                gm.meta["bessemer_donated"] = _donated(example_inputs)
             n = len(self.compiled)
             fn = compile_graph(gm, example_inputs)
             for cg in self.compiled[n:]:
                 cg.partition = gm.meta.get("bessemer_partition")
             return _CollectOnce(fn) if collect else fn
         return run
+
+
+def _donated(example_inputs) -> frozenset:
+    """Backward inputs the graph may overwrite once dead: saved tensors AOTAutograd donates (seen
+    by nothing else; it refuses backward(retain_graph=True) for such graphs), less any that
+    shares its storage with another input."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+    ctx = torch._guards.TracingContext.try_get()
+    meta = getattr(ctx, "fw_metadata", None)
+    idxs = getattr(meta, "bw_donated_idxs", None) or ()
+    if not idxs or not torch._functorch.config.donated_buffer:
+        return frozenset()
+    seen: dict = {}
+    for i, t in enumerate(example_inputs):
+        if isinstance(t, torch.Tensor):
+            seen.setdefault(StorageWeakRef(t.untyped_storage()), []).append(i)
+    shared = {i for group in seen.values() if len(group) > 1 for i in group}
+    return frozenset(i for i in idxs if i not in shared)
 
 
 class _CollectOnce:
@@ -283,4 +303,3 @@ def bessemer_backend(gm, example_inputs, **kwargs):
     be = backend_for(TrainingCompilerConfig.from_env())
     bessemer_backend.bessemer = be.bessemer  # type: ignore[attr-defined]
     return be(gm, example_inputs, **kwargs)
-

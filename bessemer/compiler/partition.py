@@ -75,6 +75,9 @@ INPUT_SAVE_SHARE = 0.9
 # "large" reduction (a row statistic, a sum over the batch): its result is cheap to
 # save and costs a full pass to recompute, so the default plan saves it.
 LARGE_REDUCTION_RATIO = 4
+# An input the forward mutates is saved only when nothing else can stand in for it (the
+# backward then sees the mutated tensor and autograd refuses it, as it would eagerly).
+MUTATED_SAVE_COST = 1e15
 # Matmul-class ops are charged FLOPs / FLOPS_PER_BYTE: the arithmetic intensity at
 # which a CPU core is as busy computing as moving bytes (GPUs are higher still, so
 # this undercharges them: only matters when the budget forces matmul recompute).
@@ -393,6 +396,7 @@ class _Joint:
     forward: set           # needed to compute the forward outputs
     backward: set          # depends on a gradient (or must run in the backward)
     order: dict
+    mutated: set           # primal inputs the forward mutates
 
 
 def _analyze(gm: fx.GraphModule, num_fwd_outputs: int) -> _Joint:
@@ -428,11 +432,15 @@ def _analyze(gm: fx.GraphModule, num_fwd_outputs: int) -> _Joint:
                     continue
                 forward.add(x)
                 stack.extend(x.all_input_nodes)
+    # inputs the forward writes to (AOTAutograd copies their new values in after it): saving
+    # one would hand the backward a tensor modified in place, which autograd refuses
+    mutated_descs = [getattr(d, "mutated_input", None) for d in descs[:num_fwd_outputs]]
+    mutated = {p for p in placeholders if p.meta.get("desc") is not None and p.meta["desc"] in mutated_descs}
     return _Joint(g, [n for n in placeholders if _is_primal(n)], [n for n in placeholders if _is_tangent(n)],
                   [n for n in placeholders if _is_fwd_seed(n)], [n for n in placeholders if _is_bwd_seed(n)],
                   [n for n in placeholders if _is_backward_state(n)],
                   fwd_outputs, outputs[num_fwd_outputs:], descs[:num_fwd_outputs], descs[num_fwd_outputs:],
-                  forward, backward, {n: i for i, n in enumerate(g.nodes)})
+                  forward, backward, {n: i for i, n in enumerate(g.nodes)}, mutated)
 
 
 # -- the cut -------------------------------------------------------------------------------
@@ -464,6 +472,8 @@ class _Network:
             return 1.0
         if not _is_tensor(n):
             return math.inf
+        if n in self.j.mutated:
+            return MUTATED_SAVE_COST
         if n.op == "placeholder":
             return 0.0 if n in self.static_inputs else INPUT_SAVE_SHARE * _nbytes(n)
         if self.kinds[n].kind == "view":

@@ -116,7 +116,8 @@ class Pipeline:
         sched = self._timed("fuse", fuse, g)
         self._dump("fuse", sched.format())
         self._verify(verify_schedule, sched, "fuse")
-        plan = self._timed("plan_memory", plan_memory, sched)
+        donated = frozenset(f"arg{i}" for i in gm.meta.get("bessemer_donated", ()))  # placeholder i is arg<i>
+        plan = self._timed("plan_memory", plan_memory, sched, donated)
         self._dump("plan_memory", plan.format())
         src, kernels = self._timed("render", backend.render, sched)
         self._dump("kernels", src, backend.source_ext)

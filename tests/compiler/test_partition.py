@@ -143,3 +143,23 @@ def test_budget_needs_our_partitioner():
         TrainingCompilerConfig(partitioner="min_cut", memory_budget=0.5)
     assert TrainingCompilerConfig(memory_budget=0).memory_budget == 0.0
     assert TrainingCompilerConfig(memory_budget=2 ** 20).memory_budget == 2 ** 20
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_inputs_the_forward_mutates_are_not_saved(tmp_path, training):
+    """Batch norm's running statistics are written back after the forward (without training
+    too, unchanged): the backward must not be handed them (autograd would refuse a saved
+    tensor modified in place), and the gradients are eager's."""
+    def f(x, w, b, rm, rv):
+        out = torch.ops.aten._native_batch_norm_legit(x, w, b, rm, rv, training, 0.1, 1e-5)[0]
+        return (out * x).sum()
+
+    torch.manual_seed(0)
+    args = [torch.randn(16, 8), torch.randn(8), torch.randn(8), torch.randn(8), torch.rand(8) + 0.5]
+    grads = []
+    for fn in (f, _compiled(f, tmp_path)[0]):
+        a = [t.clone().requires_grad_(i < 3) for i, t in enumerate(args)]
+        fn(*a).backward()
+        grads.append([t.grad for t in a[:3]])
+    for got, want in zip(grads[1], grads[0]):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)

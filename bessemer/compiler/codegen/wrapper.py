@@ -94,9 +94,9 @@ class WrapperWriter:
                         self.emit(f"{m.name} = {plan.inplace[m].name}.view({tuple(m.shape)!r})")
                     elif m in plan.reuse:
                         old = plan.reuse[m]
-                        if old.dtype == m.dtype and old.numel() == m.numel():
+                        if old in sched.realized and old.dtype == m.dtype and old.numel() == m.numel():
                             self.emit(f"{m.name} = {old.name}.view({tuple(m.shape)!r}); del {old.name}")
-                        else:                 # a dead buffer of the same size class
+                        else:                 # another dead storage of the same size class
                             self.emit(f"{m.name} = _reuse({old.name}, {tuple(m.shape)!r}, {_dt(m.dtype)}); "
                                       f"del {old.name}")
                     else:

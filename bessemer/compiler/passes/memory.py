@@ -30,6 +30,7 @@ import torch
 
 from ..ir import IndexMap, Node
 from ..schedule import Kernel, MemoryPlan, Schedule, member_kind, normalize_map
+from ..views import layout_of
 
 # A dead storage is handed to a new buffer needing at least this share of it: best fit
 # within a size class, so that a small buffer does not keep a much larger one alive.
@@ -228,7 +229,13 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
             return
         if x.kind == "reinterpret":
             if base_of(x.args[0], realized) is d:
-                ok = False
+                # d read with other strides: elementwise only as d's contiguous memory in the
+                # domain's own order (a reshape of it), at the domain index
+                lay = layout_of(x, realized)
+                if lay is None or lay[0] is not d or lay[2] != 0 or m is None \
+                        or tuple(x.shape) != tuple(k.shape) or not _contiguous_strides(x.shape, lay[1]) \
+                        or normalize_map(m, x.shape) != normalize_map(ident, x.shape):
+                    ok = False
             return
         for a in x.args:
             walk(a, m, False)
@@ -243,17 +250,22 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
     return ok
 
 
+def _contiguous_strides(shape, strides) -> bool:
+    want, acc = [], 1
+    for sz in reversed(shape):
+        want.append(acc)
+        acc *= sz
+    return all(a == b for a, b, sz in zip(strides, reversed(want), shape) if sz != 1)
+
+
 def _contiguous(n: Node) -> bool:
-    st, acc = [], 1
-    for s in reversed(n.shape):
-        st.append(acc)
-        acc *= s
-    want = tuple(reversed(st))
-    return all(a == b for a, b, s in zip(n.stride, want, n.shape) if s != 1) if n.kind != "reduce" else True
+    return _contiguous_strides(n.shape, n.stride)
 
 
 # -- the plan -----------------------------------------------------------------------------------
-def plan_memory(sched: Schedule) -> MemoryPlan:
+def plan_memory(sched: Schedule, donated: frozenset = frozenset()) -> MemoryPlan:
+    """`donated`: names of the graph's inputs it may overwrite once they are dead (a backward's
+    saved tensors that nothing else holds, per AOTAutograd)."""
     info = _Steps(sched)
     order = order_steps(sched, info)
     _apply_order(sched, order)
@@ -284,7 +296,7 @@ def plan_memory(sched: Schedule) -> MemoryPlan:
         outputs of single-output externs that alias nothing."""
         if b in outs:
             return False
-        if b in sched.realized:
+        if b in sched.realized or (b.kind == "input" and b.name in donated):
             return True
         return b.kind == "extern" and not _aliases_input(b) and not b.attrs.get("n_outputs") \
             and b.kind != "getitem"
@@ -335,7 +347,7 @@ def plan_memory(sched: Schedule) -> MemoryPlan:
 
 def _inplace_donor(k: Kernel, m: Node, i: int, reads: set, last_use: dict, owned, sched) -> Optional[Node]:
     cands = [b for b in reads | set(k.stores) if b is not m and last_use.get(b) == i and owned(b)
-             and nbytes(b) == nbytes(m) and b.dtype.itemsize == m.dtype.itemsize and tuple(b.shape) == tuple(m.shape)
+             and nbytes(b) == nbytes(m) and b.dtype.itemsize == m.dtype.itemsize
              and (b in sched.realized or _contiguous(b))]
     for d in sorted(cands, key=lambda b: b.name):
         if d in k.members and k.members.index(d) > k.members.index(m):
@@ -351,6 +363,7 @@ def _simulate(sched: Schedule, info: _Steps, free_after: dict, reuse: dict, inpl
     the wrapper runs it: a reused buffer's storage stays held until it is taken."""
     alloc_of: dict[Node, Node] = {}           # buffer -> the allocation it lives in
     holders: dict[Node, int] = {}             # allocation -> live buffers in it
+    size: dict[Node, int] = {}                # allocation -> its bytes (0: a donated input's storage)
     taken = set(reuse.values())
     live = 0
     curve = []
@@ -358,10 +371,13 @@ def _simulate(sched: Schedule, info: _Steps, free_after: dict, reuse: dict, inpl
         for w in _allocations(s, info.writes[i]):
             src = inplace.get(w) or reuse.get(w)
             a = alloc_of.get(src) if src is not None else None
+            if a is None and src is not None and src.kind == "input":
+                a = alloc_of[src] = src
+                holders[a], size[a] = 1, 0
             if a is None:
                 a = w
-                holders[a] = 0
-                live += nbytes(w)
+                holders[a], size[a] = 0, nbytes(w)
+                live += size[a]
             alloc_of[w] = a
             holders[a] += 1
             if w in reuse:                    # the old name is dropped as the new one takes it
@@ -373,5 +389,5 @@ def _simulate(sched: Schedule, info: _Steps, free_after: dict, reuse: dict, inpl
                 continue
             holders[a] -= 1
             if holders[a] == 0:
-                live -= nbytes(a)
+                live -= size[a]
     return curve
