@@ -261,8 +261,10 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
     def backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
         # sizes as text: a symbolic size ("s0") must not be compared as a number here
         shapes = [tuple(str(s) for s in t.shape) for t in example_inputs if isinstance(t, torch.Tensor)]
-        # the same code traced again: the same sequence of ops, whatever the shapes
-        key = "|".join(f"{n.op}:{n.target}" for n in gm.graph.nodes)
+        # the same code traced again: the same sequence of tensor ops, whatever the shapes
+        # (a graph with symbolic sizes also computes sizes; those nodes are left out)
+        key = "|".join(f"{n.op}:{n.target}" for n in gm.graph.nodes
+                       if n.op != "placeholder" and not _computes_sizes(n))
         seen = shapes_seen.setdefault(key, [])
         if seen and shapes not in seen:
             changed = [f"({', '.join(a)}) -> ({', '.join(b)})" for a, b in zip(seen[-1], shapes) if a != b][:3]
@@ -291,6 +293,13 @@ def backend_for(config: TrainingCompilerConfig):
     if be is None:
         be = _backends_by_config[config] = make_backend(config)
     return be
+
+
+def _computes_sizes(n: torch.fx.Node) -> bool:
+    v = n.meta.get("example_value")
+    if isinstance(v, (tuple, list, torch.Size)):
+        return any(isinstance(x, torch.SymInt) for x in v)
+    return isinstance(v, (torch.SymInt, int)) and not isinstance(v, bool)
 
 
 def bessemer_backend(gm, example_inputs, **kwargs):
