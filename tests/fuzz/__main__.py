@@ -1,6 +1,7 @@
 """The program fuzzer from the command line (`make fuzz N=3000`).
 
     .venv/bin/python tests/fuzz --n 3000 [--seed S] [--batch 10] [--keep-going] [--no-shrink]
+                                [--backend auto|cpp|triton]
 
 Checks the programs of seeds S .. S+N-1 compiled against eager; on a failure it
 prints the program, shrinks it and prints the minimal failing program as a test.
@@ -28,6 +29,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-shrink", action="store_true", help="report failures without shrinking them")
     ap.add_argument("--shrink-seconds", type=float, default=600.0, help="time limit per shrink (default 600)")
     ap.add_argument("--cache-dir", default=None, help="kernel cache folder (default: a fresh temporary one)")
+    ap.add_argument("--backend", default="auto", choices=["auto", "cpp", "triton"],
+                    help="kernel backend (triton on a CPU runs under TRITON_INTERPRET=1)")
     args = ap.parse_args(argv)
     for name in ("n", "batch"):
         if getattr(args, name) < 1:
@@ -36,9 +39,14 @@ def main(argv=None) -> int:
         ap.error(f"--seed must be >= 0, got {args.seed}")
 
     warnings.filterwarnings("ignore", message="bessemer: .* has no lowering")
+    if args.backend == "triton":
+        import torch
+        if not torch.cuda.is_available():
+            os.environ.setdefault("TRITON_INTERPRET", "1")   # before triton is imported
+    from progfuzz import Target
     from progfuzz_campaign import campaign
-    cache = args.cache_dir or tempfile.mkdtemp(prefix="bessemer-fuzz-")
-    s = campaign(args.seed, args.n, args.batch, cache, args.keep_going, not args.no_shrink, args.shrink_seconds,
+    target = Target(args.backend, args.cache_dir or tempfile.mkdtemp(prefix="bessemer-fuzz-"))
+    s = campaign(args.seed, args.n, args.batch, target, args.keep_going, not args.no_shrink, args.shrink_seconds,
                  log=lambda m: print(m, flush=True))
     print(f"fuzz: {s.programs} programs (seeds {args.seed}..{args.seed + s.programs - 1}) in {s.batches} batches, "
           f"{s.seconds:.0f} s: {len(s.found)} failing", flush=True)

@@ -14,7 +14,7 @@ from typing import Callable, Optional, Sequence
 
 import torch
 
-from progfuzz import Failure, InvalidProgram, Program, check, combine
+from progfuzz import Failure, InvalidProgram, Program, Target, check, combine
 from progfuzz_gen import generate
 from progfuzz_shrink import as_test, shrink
 
@@ -36,18 +36,18 @@ class Found:
         return "\n".join(lines)
 
 
-def check_batch(seeds: Sequence[int], cache_dir: Optional[str] = None) -> list[Found]:
+def check_batch(seeds: Sequence[int], target: Optional[Target] = None) -> list[Found]:
     progs = [generate(s) for s in seeds]
-    whole, _ = combine(progs)
+    whole = combine(progs)
     try:
-        f = check(whole, cache_dir)
+        f = check(whole, target)
     except InvalidProgram:
         f = Failure("invalid", "")        # isolate below; each program is valid alone
     if f is None:
         return []
     found = []
     for p in progs:
-        pf = check(p, cache_dir)
+        pf = check(p, target)
         if pf is not None:
             found.append(Found(p, pf))
     return found or ([Found(whole, f)] if f.kind != "invalid" else [])
@@ -61,23 +61,23 @@ class Summary:
     seconds: float = 0.0
 
 
-def campaign(start: int, n: int, batch: int = 10, cache_dir: Optional[str] = None, keep_going: bool = False,
+def campaign(start: int, n: int, batch: int = 10, target: Optional[Target] = None, keep_going: bool = False,
              do_shrink: bool = True, shrink_s: float = 600.0, log: Callable[[str], None] = print) -> Summary:
     """Check the programs of seeds start .. start+n-1."""
     t0 = time.monotonic()
     summary = Summary()
     for b0 in range(start, start + n, batch):
         seeds = list(range(b0, min(b0 + batch, start + n)))
-        found = check_batch(seeds, cache_dir)
+        found = check_batch(seeds, target)
         summary.programs += len(seeds)
         summary.batches += 1
-        if summary.batches % 25 == 0:
+        if summary.batches % 10 == 0:
             torch._dynamo.reset()     # drop the compiled code of past batches
             log(f"{summary.programs} programs, {len(summary.found)} failing, {time.monotonic() - t0:.0f} s")
         for fd in found:
             log(f"FAIL seed {fd.prog.seed}: {fd.failure.kind}")
             if do_shrink:
-                fd.shrunk, fd.shrunk_failure = shrink(fd.prog, fd.failure, cache_dir, shrink_s, log)
+                fd.shrunk, fd.shrunk_failure = shrink(fd.prog, fd.failure, target, shrink_s, log)
             log(fd.report())
             summary.found.append(fd)
         if summary.found and not keep_going:

@@ -586,9 +586,20 @@ def op_misc(g: Gen):
                 f"{x} * torch.linspace(0, 1, {s[-1]})"]
         if s[-1] >= 2:
             fns.append(f"torch.topk({x}.float(), {min(2, s[-1])}).values")
+        # constant tensors in the program (graph constants), arange with a step
+        vals = [round(r.uniform(-2, 2), 2) for _ in range(s[-1])]
+        fns += [f"{x} * torch.tensor({vals})", f"{x} + torch.tensor({vals[0]})",
+                f"{x} - torch.arange(1, {2 * s[-1] + 1}, 2)", f"torch.full({_tup(s)}, 0.5) * {x}",
+                f"torch.where({x} > 0, {x}, torch.zeros({_tup(s)}))" if g.exact[x] else f"{x} * 0.5",
+                f"torch.clamp({x}, min=torch.tensor(-0.5), max=torch.ones({s[-1]}))"]
+        d = r.randrange(rank)
+        if s[d] >= 2:
+            k = r.randint(1, s[d] - 1)
+            fns.append((f"{x}.split([{k}, {s[d] - k}], {d})", 2))
     if g.is_float(x) and r.random() < 0.3:
         fns.append(f"F.dropout({x}, 0.25)")
-    return "arith", r.choice(fns)
+    got = r.choice(fns)
+    return ("arith",) + (got if isinstance(got, tuple) else (got,))
 
 
 def op_matmul(g: Gen):

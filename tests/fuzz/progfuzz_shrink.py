@@ -17,7 +17,7 @@ import re
 import time
 from typing import Callable, Iterator, Optional
 
-from progfuzz import NAME, Failure, Input, InvalidProgram, Program, check
+from progfuzz import NAME, Failure, Input, InvalidProgram, Program, Target, check
 
 
 def same_failure(f: Optional[Failure], like: Failure) -> bool:
@@ -107,7 +107,7 @@ def _simpler_inputs(s: Input) -> Iterator[Input]:
                 yield dataclasses.replace(s, shape=s.shape[:d] + (smaller,) + s.shape[d + 1:])
 
 
-def shrink(prog: Program, failure: Failure, cache_dir: Optional[str] = None, budget_s: float = 600.0,
+def shrink(prog: Program, failure: Failure, target: Optional[Target] = None, budget_s: float = 600.0,
            log: Callable[[str], None] = lambda s: None) -> tuple[Program, Failure]:
     """The smallest program found within budget_s that still fails like `failure`."""
     t0 = time.monotonic()
@@ -123,7 +123,7 @@ def shrink(prog: Program, failure: Failure, cache_dir: Optional[str] = None, bud
                 continue
             tried.add(key)
             try:
-                f = check(cand, cache_dir)
+                f = check(cand, target)
             except InvalidProgram:
                 continue
             if same_failure(f, failure):

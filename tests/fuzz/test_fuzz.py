@@ -10,6 +10,7 @@ import warnings
 
 import pytest
 
+from progfuzz import Target
 from progfuzz_campaign import check_batch
 from progfuzz_gen import generate
 
@@ -21,8 +22,8 @@ KNOWN: dict[int, str] = {}
 
 
 @pytest.fixture(scope="module")
-def kernel_cache(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("fuzz-kernels"))
+def target(tmp_path_factory):
+    return Target(cache_dir=str(tmp_path_factory.mktemp("fuzz-kernels")))
 
 
 def _batch_param(b: int):
@@ -31,11 +32,11 @@ def _batch_param(b: int):
 
 
 @pytest.mark.parametrize("batch", [_batch_param(b) for b in range(BATCHES)])
-def test_programs_match_eager(batch, kernel_cache):
+def test_programs_match_eager(batch, target):
     seeds = range(batch * BATCH, (batch + 1) * BATCH)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="bessemer: .* has no lowering")
-        found = check_batch(seeds, kernel_cache)
+        found = check_batch(seeds, target)
     assert not found, "\n\n".join(
         fd.report() + f"\nshrink it: make fuzz SEED={fd.prog.seed} N=1" for fd in found)
 
