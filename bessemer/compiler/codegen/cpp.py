@@ -251,6 +251,9 @@ class KernelWriter(KernelBuilder):
     def declare(self, name: str, dt: torch.dtype, code: str) -> str:
         return f"{compute_type(dt)} {name} = {code};"
 
+    def round_low(self, code: str, dt: torch.dtype) -> str:
+        return f"bf16_round((float)({code}))" if dt == torch.bfloat16 else f"fp16_round((float)({code}))"
+
     def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype) -> str:
         addr = self.address(base, strides, offset, m)
         ref = f"{self.param(base)}[{addr}]"

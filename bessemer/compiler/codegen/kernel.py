@@ -21,6 +21,13 @@ from ..views import BUFFER_KINDS, layout_of
 from ..schedule import Kernel, Schedule, member_kind, normalize_map, outer_map
 
 
+LOW_FLOATS = (torch.bfloat16, torch.float16)
+# ops whose result is exactly representable in the type of their arguments (and
+# casts, which round by themselves): no rounding needed
+EXACT_IN_LOW = {"cast", "neg", "abs", "maximum", "minimum", "where", "relu", "sign", "floor", "ceil",
+                "trunc", "round", "copysign"}
+
+
 class CodegenError(Exception):
     """The renderer cannot express this graph (the graph then runs eagerly)."""
 
@@ -100,6 +107,10 @@ class KernelBuilder:
         raise NotImplementedError
 
     def declare(self, name: str, dt: torch.dtype, code: str) -> str:
+        raise NotImplementedError
+
+    def round_low(self, code: str, dt: torch.dtype) -> str:
+        """`code` (computed in fp32) rounded to bf16/fp16, still as an fp32 value."""
         raise NotImplementedError
 
     def bind_load(self, code: str, lines: list[str]) -> str:
@@ -186,6 +197,13 @@ class KernelBuilder:
         if n.kind == "pointwise":
             args = [self.expr(a, m, lines, cache) for a in n.args]
             code = self.pointwise(n, args)
+            if n.dtype in LOW_FLOATS and n.op not in EXACT_IN_LOW:
+                # A bf16/fp16 op is computed in fp32 and rounded to its type at once, as
+                # eager rounds each op's result. So a value is the same whether it is
+                # stored or stays in registers, and a forward value the backward
+                # recomputes (min-cut rematerialization) equals the one the forward
+                # stored. Costs a few integer instructions per low-precision op.
+                code = self.round_low(code, n.dtype)
             t = self.new_tmp()
             lines.append(self.declare(t, n.dtype, code))
             return t

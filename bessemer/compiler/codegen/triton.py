@@ -18,7 +18,7 @@ Identical kernels (each layer's copy of a block) become one function.
 
 Sizes are baked in (shapes are static); XBLOCK, RBLOCK and num_warps are chosen
 per kernel at launch (see triton_launch.py). bf16 and fp16 values are computed in
-fp32, as ATen does, and rounded where the graph stores or casts them.
+fp32, as ATen does, and each op's result is rounded to its type.
 """
 from __future__ import annotations
 
@@ -274,6 +274,9 @@ class TritonKernelWriter(KernelBuilder):
 
     def declare(self, name: str, dt: torch.dtype, code: str) -> str:
         return f"{name} = {code}"
+
+    def round_low(self, code: str, dt: torch.dtype) -> str:
+        return f"{narrow(code, dt)}.to(tl.float32)"
 
     def bind_load(self, code: str, lines: list[str]) -> str:
         # named, so a value loaded once serves every later use in the tile
