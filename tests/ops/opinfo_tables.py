@@ -16,12 +16,6 @@ _TRITON_INTERP_SCALAR_LOGIC = (
     "compiled Triton types it int1")
 
 XFAIL: dict[str, Union[str, dict[str, str]]] = {
-    # the gradient goes to the elements equal to the reduced value: eager compares bf16 values,
-    # the fused C++ kernel compares fp32 intermediates not rounded to bf16, so other elements match
-    "scatter_reduce.amax": {"cpp/bf16": "bf16 gradient differs (RMS 92 against fp32 where eager's is 0.002): "
-                                        "the src == result test of the backward sees unrounded fp32 values"},
-    "scatter_reduce.amin": {"cpp/bf16": "bf16 gradient differs (RMS 74 against fp32 where eager's is 0.002): "
-                                        "the src == result test of the backward sees unrounded fp32 values"},
     "__rmod__": {"triton": _TRITON_INTERP_SCALAR_LOGIC},
     "__rpow__": {"triton": _TRITON_INTERP_SCALAR_LOGIC},
     "float_power": {"triton": _TRITON_INTERP_SCALAR_LOGIC},
