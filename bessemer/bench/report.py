@@ -270,7 +270,8 @@ def compile_notes(results: dict, bullet: str) -> list[str]:
         out += ["", f"{EAGER_MARK} Ran partly eagerly, so not counted as compiled (left out of the geometric "
                     f"mean and the targets):", ""]
         for r in eager:
-            out += [f"{bullet}{r['model']} · {r['mode']}: {_md_escape(f)}" for f in r.get("fallback_notes", [])]
+            out += [f"{bullet}{r['model']} · {r['mode']}: {_md_escape(f.removeprefix('bessemer: '))}"
+                    for f in r.get("fallback_notes", [])]
     if unlowered:
         out += ["", "ATen ops with no lowering, run as ATen calls inside compiled graphs (not fallbacks):", ""]
         out += [f"{bullet}{r['model']} · {r['mode']}: {', '.join(r['unlowered_ops'])}" for r in unlowered]

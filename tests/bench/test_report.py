@@ -87,7 +87,7 @@ def test_a_row_with_fallbacks_is_not_counted_as_compiled():
     assert not met[("a", "bessemer compiles every graph and update")]["met"]
     table = report.table(res)
     assert "4.00x‡" in table and "fallbacks" in table
-    assert "a · bessemer: bessemer: backward graph backward3 runs eagerly (X: y)" in table
+    assert "a · bessemer: backward graph backward3 runs eagerly (X: y)" in table
     assert "a · bessemer: aten.frob.default" in table
     page = report.markdown(res, title="Tested models")
     assert "| a | batch 8, seq 128 | bessemer | 250.0 ±1% | 4.00x‡ | 1 |" in page

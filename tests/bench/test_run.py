@@ -103,3 +103,25 @@ def test_peak_memory_sees_buffers_of_compiled_code(tmp_path, monkeypatch):
         with tracker.measured_step():
             compiled(x)
     assert tracker.peak_bytes >= 3 * 2 ** 20
+
+
+def test_bf16_autocast_bert_compiles_in_the_worker(tmp_path, monkeypatch):
+    """The bench's own worker, BERT under bf16 autocast: every graph and the optimizer
+    update compiled (no fallback, no op without a lowering), losses as eager's."""
+    from bessemer.bench import runner
+    from bessemer.compiler import lowering
+    monkeypatch.setenv("BESSEMER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(lowering, "_reported", set())
+    results = {}
+    for mode in ("eager", "bessemer"):
+        torch._dynamo.reset()
+        job = {"model": "bert-base-uncased", "scale": "tiny", "batch": None, "seq": None, "image": None,
+               "mode": mode, "phase": "run", "dtype": "bf16", "device": "cpu", "seed": 0, "steps": 2,
+               "warmup": 0, "result_path": str(tmp_path / f"{mode}.json"), "params_path": None}
+        results[mode] = runner.run_job(job)
+    torch._dynamo.reset()
+    b = results["bessemer"]
+    assert b["ok"], b.get("error")
+    assert b["compile_report"]["fallbacks"] == [] and b["compile_report"]["unlowered_ops"] == []
+    torch.testing.assert_close(torch.tensor(b["losses"]), torch.tensor(results["eager"]["losses"]),
+                               rtol=2e-2, atol=0)

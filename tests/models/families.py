@@ -7,6 +7,11 @@ time masking are off: the float64 reference run and the compiled run must see
 the same function (their random draws would differ). Sizes are one or two
 layers, hidden 32, sequences of 8-16 tokens and images of 32 pixels, so that a
 family compiles and trains in seconds on two cores.
+
+timm's models are not among them: timm imports torchvision (timm.layers needs
+torchvision.ops), and the registry's torchvision wheel for this torch does not
+load beside the CPU build of torch (its operator library fails to register
+torchvision::nms).
 """
 from __future__ import annotations
 
