@@ -641,7 +641,13 @@ class Lowerer:
                 self.env[n] = self.lower_call(n)
             elif n.op == "output":
                 outs = n.args[0]
-                self.g.output([self.env[o] if isinstance(o, torch.fx.Node) else o for o in outs])
+                out = self.g.output([self.env[o] if isinstance(o, torch.fx.Node) else o for o in outs])
+                # Each output's root: the value it is a view of (or itself), None for
+                # an input. Eager computes a root afresh; once simplification has made
+                # it an input again (x * 1, a mean over no dims), its outputs must
+                # still not share memory with an input or with another root's outputs
+                # (the caller may update them in place): the wrapper copies it then.
+                out.attrs["roots"] = [_root(o) for o in outs]
             elif n.op == "get_attr":
                 t = getattr(self.gm, n.target)
                 if not isinstance(t, torch.Tensor) or t.device != self.device:
@@ -709,6 +715,20 @@ def _is_effect_token(n: torch.fx.Node) -> bool:
     """A placeholder that only ever enters with_effects as its token."""
     return bool(n.users) and all(u.target is torch.ops.higher_order.with_effects and u.args[0] is n
                                  and n not in u.args[1:] for u in n.users)
+
+
+def _root(n: Any) -> Optional[str]:
+    """The FX value n is a view of (through view ops), by name; None if that is an input."""
+    while isinstance(n, torch.fx.Node) and n.op == "call_function":
+        op = n.args[0] if n.target is operator.getitem else n
+        if not isinstance(op, torch.fx.Node):
+            return n.name
+        t = op.target
+        src = op.args[0] if op.args else None
+        if not (isinstance(t, torch._ops.OpOverload) and t.is_view and isinstance(src, torch.fx.Node)):
+            return n.name
+        n = src
+    return None
 
 
 def _has_complex(n: torch.fx.Node) -> bool:

@@ -201,6 +201,7 @@ class Result:
     after: list             # every input after the call
     error: Optional[BaseException] = None
     where: str = ""         # "compile/forward" or "backward" when error
+    sharing: list = field(default_factory=list)   # per output: inputs and earlier outputs it shares memory with
 
 
 def loss_weights(seed: int, outputs: Sequence[Any], dtype=torch.float32) -> list:
@@ -246,7 +247,21 @@ def run(fn: Callable, specs: Sequence[Input], seed: int, mode: str = "eager") ->
         return Result([], [], [], e, stage)
     grads = [x.grad for x, s in zip(inputs, specs) if s.grad]
     return Result([o.detach() if isinstance(o, torch.Tensor) else o for o in outs], grads,
-                  [x.detach() for x in inputs])
+                  [x.detach() for x in inputs], sharing=_sharing(inputs, outs))
+
+
+def _sharing(inputs: list, outs: list) -> list:
+    """Per output, the inputs (a0..) and earlier outputs (out0..) whose memory it
+    shares: a caller may update an output in place, so this is part of the result."""
+    def ptr(t):
+        return t.untyped_storage().data_ptr() if isinstance(t, torch.Tensor) and t.numel() else None
+    ins = [ptr(x) for x in inputs]
+    res = []
+    for i, o in enumerate(outs):
+        p = ptr(o)
+        res.append(set() if p is None else {f"a{j}" for j, q in enumerate(ins) if q == p}
+                   | {f"output {j}" for j in range(i) if ptr(outs[j]) == p})
+    return res
 
 
 # ----------------------------------------------------------------------------------
@@ -361,6 +376,10 @@ def compare(specs: Sequence[Input], c: Result, e: Result, ref: Callable[[], Opti
                             f"eager {'None' if eg is None else 'a tensor'}")
         elif cg is not None:
             check(f"{names[j]}.grad", cg, eg, lambda r, j=j: r.grads[j] if j < len(r.grads) else None)
+    for i, (cs, es) in enumerate(zip(c.sharing, e.sharing)):
+        if cs != es:
+            problems.append(f"output {i} shares memory with {sorted(cs) or 'nothing'} compiled, "
+                            f"with {sorted(es) or 'nothing'} in eager")
     for i, (ca, ea) in enumerate(zip(c.after, e.after)):
         check(f"input a{i} after the call", ca, ea, lambda r, i=i: r.after[i] if i < len(r.after) else None)
     return problems

@@ -115,3 +115,31 @@ def test_input_saved_for_the_backward_is_not_overwritten():
     assert_like_eager(prog, [
         Input((), 'float32', grad=True, seed=12032),
     ], seed=188)
+
+
+@pytest.mark.parametrize("layout", ["c", "s", "e", "t10"])
+def test_output_computed_afresh_does_not_share_an_inputs_memory(layout):
+    """x * 1 simplifies to x: the outputs of that root must still be new memory (shared
+    among themselves as in eager), or updating one in place changes the input."""
+    def prog(a0):
+        v0 = a0 * 1
+        return (v0, v0.t(), v0[1:], a0[::2], a0 + 0)
+    assert_like_eager(prog, [Input((3, 4), 'float32', layout=layout, grad=True, seed=1)], seed=1)
+
+
+def test_view_of_a_reduction_over_no_dims_is_new_memory():
+    def prog(a0):
+        v0 = a0.amax((), keepdim=False)
+        v1 = v0.unsqueeze(0)
+        return (v1, torch.tensor([1.0, 2.0]) * 1)
+    assert_like_eager(prog, [
+        Input((), 'int64', seed=5376),
+    ], seed=84)
+
+
+def test_updating_an_output_in_place_leaves_the_input():
+    x = torch.randn(4)
+    y = compile_fn(lambda t: t * 1)(x)
+    before = x.clone()
+    y.add_(1)
+    assert torch.equal(x, before)

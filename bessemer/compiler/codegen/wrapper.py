@@ -108,10 +108,42 @@ class WrapperWriter:
                 if b in self.taken:
                     continue
                 self.emit(f"del {b.name}")
-        outs = g.output_node.attrs["outs"]
-        exprs = [self.tensor_expr(o) if isinstance(o, Node) else self.arg_expr(o) for o in outs]
-        self.emit(f"return [{', '.join(exprs)}]")
+        self.emit(f"return [{', '.join(self.output_exprs(g.output_node))}]")
         return "\n".join(self.lines) + "\n"
+
+    def output_exprs(self, out: Node) -> list[str]:
+        """The returned values. Outputs that eager computes afresh (a root, see
+        lowering) but that read an input's memory, or memory another root's outputs
+        return, are read from a private copy of that memory, one per root: the caller
+        may update an output in place."""
+        outs = out.attrs["outs"]
+        roots = out.attrs.get("roots") or [None] * len(outs)
+        owner: dict = {}       # base buffer -> the root whose outputs return it
+        private: dict = {}     # (root, base) -> name of the copy
+        exprs = []
+        for o, root in zip(outs, roots):
+            if not isinstance(o, Node):
+                exprs.append(self.arg_expr(o))
+                continue
+            lay = layout_of(o, self.sched.realized)
+            if root is None or lay is None:
+                exprs.append(self.tensor_expr(o))
+                continue
+            base, st, off = lay
+            if base.kind != "input" and owner.setdefault(base, root) == root:
+                exprs.append(self.tensor_expr(o))
+                continue
+            if any(st_ == 0 and n > 1 for st_, n in zip(base.stride or (), base.shape)):
+                # a broadcast input cannot be copied with its strides: this output alone
+                exprs.append(f"{self.tensor_expr(o)}.clone()")
+                continue
+            if (root, base) not in private:
+                name = f"_own{len(private)}"
+                private[(root, base)] = name
+                b = self.var(base)
+                self.emit(f"{name} = {b}.new_empty_strided({b}.size(), {b}.stride()).copy_({b})")
+            exprs.append(f"_as_strided({private[(root, base)]}, {tuple(o.shape)!r}, {tuple(st)!r}, {off})")
+        return exprs
 
     def extern_call(self, s: Node) -> str:
         t = s.attrs["target"]
