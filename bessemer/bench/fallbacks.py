@@ -4,8 +4,9 @@ bessemer reports each part of a model it does not compile with one warning
 that starts with "bessemer:". A worker records the warnings of its mode's
 set-up and steps and sorts them:
 
-  fallback    a graph that runs eagerly (the pipeline failed on it, or its
-              Triton kernels failed at their first launch) and an optimizer
+  fallback    a graph that runs eagerly (the pipeline failed on it, its
+              Triton kernels failed at their first launch, or a graph with
+              symbolic sizes met more shapes than it keeps) and an optimizer
               step, or one parameter group's update, that runs torch's eager
               code. The row ran partly eagerly: its time is not the
               compiler's, and it does not count as compiled.
@@ -27,6 +28,8 @@ import warnings
 from dataclasses import dataclass, field
 
 _GRAPH = re.compile(r"^bessemer: \w+ graph \S+ runs eagerly")
+# a graph with symbolic sizes specialized for its most shapes: new shapes run eagerly
+_SHAPES = re.compile(r"^bessemer: graph \S+ was compiled for \d+ shapes; further new shapes run eagerly")
 _OPTIMIZER = re.compile(r"^bessemer: \S+\.step (runs torch's eager update|is not compiled and runs eagerly)")
 _UNLOWERED = re.compile(r"^bessemer: (\S+) has no lowering")
 _RECOMPILE = re.compile(r"^bessemer: recompiling a graph")
@@ -49,7 +52,7 @@ def classify(messages: list[str]) -> Report:
     r = Report()
     for m in messages:
         first = m.strip().splitlines()[0] if m.strip() else ""
-        if _GRAPH.match(first) or _OPTIMIZER.match(first):
+        if _GRAPH.match(first) or _OPTIMIZER.match(first) or _SHAPES.match(first):
             r.fallbacks.append(first)
         elif (u := _UNLOWERED.match(first)) and u.group(1) not in r.unlowered_ops:
             r.unlowered_ops.append(u.group(1))

@@ -55,3 +55,10 @@ def test_recorder_counts_repeated_warnings_and_keeps_them_in_the_log(capsys):
             warnings.warn("bessemer: forward graph g runs eagerly (x)")
     assert len(rec.report().fallbacks) == 2
     assert capsys.readouterr().err.count("UserWarning: bessemer: forward graph g") == 2
+
+
+def test_a_symbolic_graph_past_its_shapes_is_a_fallback():
+    r = fallbacks.classify(["bessemer: graph forward3 was compiled for 64 shapes; further new shapes run "
+                            "eagerly (pad inputs to fewer lengths)"])
+    assert r.fallbacks == ["bessemer: graph forward3 was compiled for 64 shapes; further new shapes run "
+                           "eagerly (pad inputs to fewer lengths)"]
