@@ -69,6 +69,10 @@ class TrainingCompilerConfig:
                  first call (compiler/specialize.py), never run eagerly
     cache_size_limit   how many shapes one function may be compiled for before Dynamo
                  falls back to eager for new ones (bounded recompilation)
+    graph_cache  keep the compiled forward/backward graphs under cache_dir/graphs, so a
+                 later process with the same model and config skips AOTAutograd's
+                 tracing, the partitioner and the pipeline (compiler/graph_cache.py;
+                 BESSEMER_GRAPH_CACHE=0 also turns it off)
     """
 
     enabled: bool = True
@@ -84,9 +88,10 @@ class TrainingCompilerConfig:
     backend: str = "auto"
     cuda_graphs: bool = False
     dynamic: Optional[bool] = None
+    graph_cache: bool = True
 
     def __post_init__(self):
-        for name in ("enabled", "debug", "compile_optimizer", "cuda_graphs"):
+        for name in ("enabled", "debug", "compile_optimizer", "cuda_graphs", "graph_cache"):
             v = getattr(self, name)
             if not isinstance(v, bool):
                 raise ValueError(f"TrainingCompilerConfig.{name} must be True or False, got {v!r}")

@@ -3,8 +3,9 @@
 Without a GPU, Triton kernels run under Triton's interpreter. The interpreter is
 chosen when triton is imported (its library functions are wrapped then), so the
 variable is set here, before any test imports it. BESSEMER_VERIFY makes every
-compile check the IR's and the schedule's invariants after each pass. Tests marked `gpu` need a CUDA
-device and are skipped without one.
+compile check the IR's and the schedule's invariants after each pass; BESSEMER_GRAPH_CACHE=0
+makes every compile run the pipeline. Tests marked `gpu` need a CUDA device and are skipped
+without one.
 """
 import os
 
@@ -15,6 +16,9 @@ if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
 # Every compile in the tests checks the IR's invariants after each pass.
 os.environ.setdefault("BESSEMER_VERIFY", "1")
+# Every compile in the tests runs the pipeline: tests inspect what it produced (memory plans,
+# schedules). tests/compiler/test_graph_cache.py turns the graph cache on in its processes.
+os.environ.setdefault("BESSEMER_GRAPH_CACHE", "0")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -4,16 +4,20 @@ Dynamo turns the user's Python into FX graphs (graph breaks run eagerly, as
 Dynamo does); AOTAutograd traces each graph's forward and backward into ATen
 graphs with the decompositions below and splits them with the partitioner; each
 half goes through the bessemer pipeline. A graph the pipeline cannot compile
-runs eagerly, with one warning naming the cause.
+runs eagerly, with one warning naming the cause. With the graph cache on
+(graph_cache.py), a graph compiled by an earlier process under the same config
+is loaded instead: no AOTAutograd trace, no partition, no pipeline run.
 """
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import logging
 import os
 import time
 import warnings
+from collections.abc import Mapping
 from typing import Optional
 
 import torch
@@ -26,9 +30,10 @@ from ..config import TrainingCompilerConfig
 # BESSEMER_VERIFY=1 (the tests set it): check the IR's invariants after every pass,
 # and raise when generated code does not build instead of falling back.
 ENV_VERIFY = "BESSEMER_VERIFY"
-from . import partition
+from . import graph_cache, partition, runtime
+from .codegen import backends
 from .codegen.build import BuildError
-from .pipeline import Pipeline
+from .pipeline import CompiledGraph, Pipeline
 from .specialize import MAX_SHAPES, ShapeSpecialized, is_symbolic
 
 log = logging.getLogger("bessemer")
@@ -67,7 +72,8 @@ _KEEP = {"native_dropout", "native_dropout_backward", "mean", "var_mean",
          "_scaled_dot_product_attention_math"}
 
 
-def decompositions() -> dict:
+@functools.cache
+def _decompositions() -> dict:
     table = dict(core_aten_decompositions())
     table.update(get_decompositions(_EXTRA_DECOMPOSITIONS))
     table[aten._weight_norm_interface_backward.default] = _weight_norm_backward
@@ -76,6 +82,25 @@ def decompositions() -> dict:
         if name in _KEEP:
             del table[op]
     return table
+
+
+def decompositions() -> dict:
+    """The decomposition table AOTAutograd traces with (built once per process)."""
+    return dict(_decompositions())
+
+
+class _LazyDecompositions(Mapping):
+    """The decomposition table, built when AOTAutograd first reads it: a process whose graphs
+    all come from the graph cache never traces, so never pays for building it."""
+
+    def __getitem__(self, op):
+        return _decompositions()[op]
+
+    def __iter__(self):
+        return iter(_decompositions())
+
+    def __len__(self) -> int:
+        return len(_decompositions())
 
 
 _graph_ids = itertools.count()
@@ -88,6 +113,7 @@ class BessemerBackend:
         self.config = config
         self.compiled: list = []  # CompiledGraph per graph, for inspection and tests
         self.partitions: list = []  # partition.PartitionReport per joint graph
+        self._to_store: Optional[dict] = None  # what the graph cache keeps of the graph just compiled
 
     def compiler(self, kind: str):
         def compile_graph(gm: torch.fx.GraphModule, example_inputs):
@@ -134,22 +160,72 @@ class BessemerBackend:
             "event": "done", "graph": name, "kernels": cg.n_kernels, "externs": cg.n_externs,
             "seconds": time.perf_counter() - started, "cache_hit": cg.cache_hit}})
         self.compiled.append(cg)
-        fn = cg.fn
+        if self._caching():
+            self._to_store = {
+                "kind": kind, "name": name, "device": str(backends.graph_device(example_inputs)),
+                "src": cg.cpp, "wrapper": cg.wrapper, "consts": cg.consts,
+                "kernels": graph_cache.light_kernels(cg.kernels), "n_kernels": cg.n_kernels,
+                "n_externs": cg.n_externs, "schedule": cg.schedule_text,
+                "fallback_gm": graph_cache.fallback_module(gm) if cg.backend == "triton" else None}
+        return self._finish(cg.fn, cg.backend, gm, name, kind, example_inputs)
+
+    def _finish(self, fn, backend: str, gm, name: str, kind: str, example_inputs):
+        """A compiled graph's callable with the guards its backend and the config ask for."""
         fn._boxed_call = True
-        if cg.backend == "triton":
+        if backend == "triton":
             fn = FirstCallGuard(fn, gm, name, kind, self.config.fallback)
         if self.config.cuda_graphs:
             from .cudagraphs import wrap
             fn = wrap(fn, name, example_inputs)
         return fn
 
-    def aot(self):
+    def _caching(self) -> bool:
+        """Whether this compile runs with the graph cache (graph_cache.active)."""
+        return graph_cache.current() is self
+
+    def load_cached(self, state: dict, example_inputs):
+        """A graph the graph cache stored, loaded again and reported as a compile is."""
+        started = time.perf_counter()
+        kind = state["kind"]
+        name = f"{kind}{next(_graph_ids)}"
+        device = torch.device(state["device"])
+        backend = backends.select(self.config.backend, device)
+        built = backends.Built({}, None, True)
+        if state["kernels"]:
+            # the kernel cache holds the build; a missing artifact is built again from the source
+            built = backend.build(state["src"], state["kernels"], self.config.resolved_cache_dir(),
+                                  state["name"])
+        fn = runtime.load(state["wrapper"], state["consts"], built, device)
+        cg = CompiledGraph(fn, state["src"], state["wrapper"], {"graph_cache": time.perf_counter() - started},
+                           state["n_kernels"], state["n_externs"], True, built.path, state["schedule"],
+                           backend.name, state["kernels"], built, name, None, state["consts"])
+        rep = state.get("partition")
+        cg.partition = rep
+        if rep is not None and kind == "forward":
+            rep.graph = f"joint{len(self.partitions)}"
+            self.partitions.append(rep)
+        graph_cache.stats["hits"] += 1
+        log.info("compiled graph %s", name, extra={"bessemer_compile": {
+            "event": "done", "graph": name, "kernels": cg.n_kernels, "externs": cg.n_externs,
+            "seconds": time.perf_counter() - started, "cache_hit": True, "graph_cache": True}})
+        self.compiled.append(cg)
+        gm = state.get("fallback_gm")
+        fn = self._finish(fn, backend.name, gm, name, kind, example_inputs)
+        return _CollectOnce(fn) if kind == "backward" else fn
+
+    def aot(self, cached: bool = False):
+        """AOTAutograd with bessemer's compilers; `cached`: for a compile under graph_cache.active,
+        whose compilers return what torch's AOTAutograd cache stores."""
         part = {"min_cut": min_cut_rematerialization_partition, "default": default_partition}.get(
             self.config.partitioner) or self._partition
-        return aot_autograd(fw_compiler=self._reported(self.compiler("forward")),
+        fw = self._reported(self.compiler("forward"))
+        if cached:
+            from torch._functorch._aot_autograd.schemas import SerializableAOTDispatchCompiler
+            fw = SerializableAOTDispatchCompiler(graph_cache.CachedGraph, fw)
+        return aot_autograd(fw_compiler=fw,
                             bw_compiler=self._reported(self.compiler("backward"), collect=True),
-                            inference_compiler=self.compiler("inference"),
-                            decompositions=decompositions(), partition_fn=part)
+                            inference_compiler=self._reported(self.compiler("inference")),
+                            decompositions=_LazyDecompositions(), partition_fn=part)
 
     def _partition(self, joint: torch.fx.GraphModule, joint_inputs, **kwargs):
         """partition.partition under this config; a joint graph it cannot split saves every value
@@ -174,10 +250,18 @@ class BessemerBackend:
             if collect:
                 gm.meta["bessemer_donated"] = _donated(example_inputs)
             n = len(self.compiled)
+            self._to_store = None
             fn = compile_graph(gm, example_inputs)
             for cg in self.compiled[n:]:
                 cg.partition = gm.meta.get("bessemer_partition")
-            return _CollectOnce(fn) if collect else fn
+            fn = _CollectOnce(fn) if collect else fn
+            if self._caching():
+                state, self._to_store = self._to_store, None
+                if state is None:   # eager, or symbolic sizes: not stored
+                    return graph_cache.EagerGraph(fn)
+                state["partition"] = gm.meta.get("bessemer_partition")
+                return graph_cache.CachedGraph(fn, state)
+            return fn
         return run
 
 
@@ -255,7 +339,7 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
     A graph compiled again for new input shapes is reported: every new shape costs
     a compile, and a silent recompile each step is a slow run nobody can see."""
     be = BessemerBackend(config or TrainingCompilerConfig.from_env())
-    aot = be.aot()
+    aots: dict = {}   # cached or not -> AOTAutograd with this backend's compilers, made at first use
     shapes_seen: dict[str, list] = {}
 
     def backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
@@ -277,6 +361,11 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
                               f"pad to fixed shapes to avoid this (compile {len(seen) + 1}, limit "
                               f"{be.config.cache_size_limit})", stacklevel=2)
         seen.append(shapes)
+        cached = graph_cache.enabled(be.config)
+        aot = aots.get(cached) or aots.setdefault(cached, be.aot(cached))
+        if cached:
+            with graph_cache.active(be):
+                return aot(gm, example_inputs, **kwargs)
         return aot(gm, example_inputs, **kwargs)
 
     backend.bessemer = be  # type: ignore[attr-defined]

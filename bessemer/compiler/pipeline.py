@@ -64,6 +64,7 @@ class CompiledGraph:
     built: Any = None                                # backends.Built: the launchers
     name: str = ""
     memory: Any = None                               # the MemoryPlan (planned peak, reuse, in place)
+    consts: dict = field(default_factory=dict)       # the constants the wrapper refers to by name
 
 
 class Pipeline:
@@ -138,4 +139,4 @@ class Pipeline:
                                               "backend": backend.name, "cache_hit": built.cache_hit,
                                               "artifact": built.path}, indent=2), "json")
         return CompiledGraph(fn, src, wrapper, dict(self.timings), n_k, n_e, built.cache_hit, built.path,
-                             sched.format(), backend.name, kernels, built, self.name, plan)
+                             sched.format(), backend.name, kernels, built, self.name, plan, consts)
