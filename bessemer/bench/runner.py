@@ -73,6 +73,16 @@ MODES: dict[str, Callable[[torch.nn.Module, torch.optim.Optimizer], Callable[[],
 }
 
 
+def _compile_split() -> dict:
+    """Of the compile work so far (the first step's): seconds in Dynamo's own tracing, guards and
+    bytecode (`dynamo_s`) and seconds in the backend it calls (`backend_s`: AOTAutograd, the
+    partitioner and the mode's compiler, or the graph cache's loads), from Dynamo's own timers."""
+    from torch._dynamo.utils import compilation_time_metrics as m
+    total = sum(m.get("_compile.compile_inner", []))
+    backend = sum(m.get("OutputGraph.call_user_compiler", []))
+    return {"dynamo_s": max(0.0, total - backend), "backend_s": backend}
+
+
 # -- one worker ---------------------------------------------------------------------
 class _Stage:
     """Names the part of the job that is running, for the error line."""
@@ -159,6 +169,7 @@ def _run(job: dict, stage: _Stage) -> dict:
         losses = [train_step(0)]
         measure.sync(device)
         out["first_step_s"] = time.perf_counter() - t0
+        out["first_step_compile"] = _compile_split()
         if phase == "warm":
             return out
 

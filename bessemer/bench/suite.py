@@ -198,6 +198,7 @@ def _row(plan: Plan, model: str, mode: str, results: dict) -> dict:
     batch, tokens = run_r["batch"], run_r.get("tokens_per_sample")
     row.update(batch=batch, seq=run_r.get("seq"), image=run_r.get("image"), n_params=run_r["n_params"],
                step_s=step, first_step_cold_s=run_r["first_step_s"], losses=run_r["losses"],
+               first_step_cold_compile=run_r.get("first_step_compile"),
                final_loss=run_r["losses"][-1], flops_per_step=run_r["flops_per_step"],
                foreign_cpu_share=run_r.get("foreign_cpu_share"))
     cr = run_r.get("compile_report") or {}
@@ -222,6 +223,7 @@ def _row(plan: Plan, model: str, mode: str, results: dict) -> dict:
             row["phase_errors"][phase] = f"{r.get('stage', phase)}: {r.get('error', 'failed')}"
         elif phase == "warm":
             row["first_step_warm_s"] = r["first_step_s"]
+            row["first_step_warm_compile"] = r.get("first_step_compile")
         else:
             row["peak_mem_bytes"] = r["peak_bytes"]
             row["memory_method"] = r.get("memory_method")

@@ -41,6 +41,13 @@ def test_speedups_geomeans_and_targets():
     assert not met[("b", "bessemer faster than eager")]
 
 
+def test_the_warm_start_target_shows_dynamos_share():
+    res = _results()
+    res["rows"][2]["first_step_warm_compile"] = {"dynamo_s": 0.61, "backend_s": 0.12}
+    value = {(t["model"], t["target"]): t["value"] for t in report.targets(res)}
+    assert value[("a", "bessemer warm start < 3 s")] == "1.00 s: Dynamo 0.61 s, backend 0.12 s"
+
+
 def test_table_and_page_show_errors_in_their_rows():
     res = _results()
     report.speedups(res)
