@@ -6,6 +6,8 @@
     bessemer bench all --scale small --page docs/tested-models.md
     bessemer bench --report bench-out/results.json --page docs/tested-models.md
     bessemer bench --list
+    bessemer bench --dynamic [MODEL ...] [--lengths 64,80,96,112,128] [--batches 4,8]
+                                                    varying shapes against a static run (dynamic.py)
     bessemer bench memory [MODEL ...]               rematerialization and the memory plan, measured (memory.py)
 
 Bad input (an unknown model, mode or scale, a size the model does not take, a
@@ -25,7 +27,7 @@ import tempfile
 from typing import Optional
 
 from .. import zoo
-from . import report, runner, suite
+from . import dynamic, report, runner, suite
 
 DEFAULT_MODELS = ("mlp", "gpt2")  # the core benchmark
 DEFAULT_OUT = "bench-out"
@@ -71,6 +73,25 @@ def _seconds(text: str) -> float:
     return v
 
 
+def _int_list(minimum: int):
+    def parse(text: str) -> list[int]:
+        try:
+            values = [int(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be comma-separated integers, got {text!r}") from None
+        if not values or min(values) < minimum:
+            raise argparse.ArgumentTypeError(f"must be comma-separated integers >= {minimum}, got {text!r}")
+        return list(dict.fromkeys(values))
+    return parse
+
+
+def _passes(text: str) -> int:
+    v = _positive(text)
+    if v < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2 (the first pass compiles), got {text!r}")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="Benchmark eager, Inductor and bessemer training on the model zoo.",
                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -102,6 +123,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-warm", action="store_true", help="skip the warm-start processes")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory processes")
     p.add_argument("--list", action="store_true", help="list the zoo and exit")
+    d = p.add_argument_group("varying shapes (--dynamic)")
+    d.add_argument("--dynamic", action="store_true",
+                   help="train token models over varying sequence lengths (and batches) and compare with a "
+                        f"static run at the largest shape (default model: {', '.join(dynamic.DEFAULT_MODELS)})")
+    d.add_argument("--lengths", type=_int_list(2), metavar="L,L,...",
+                   help="sequence lengths, visited in this order (default: half the scale's length to all "
+                        "of it in eighths: 64,80,96,112,128 at scale small)")
+    d.add_argument("--batches", type=_int_list(1), metavar="B,B,...",
+                   help="batch sizes, each with every length (default: --batch, or the scale's batch)")
+    d.add_argument("--passes", type=_passes, default=dynamic.DEFAULT_PASSES,
+                   help=f"times the shapes are cycled through; the first visits each shape for the first "
+                        f"time (default {dynamic.DEFAULT_PASSES})")
     return p
 
 
@@ -118,7 +151,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         if args.report:
             results = _load_report(args)
             _check_outputs(args)
+        elif args.dynamic:
+            plan = _dynamic_plan(args, argv)
+            _check_outputs(args)
+            _check_fit(plan)
         else:
+            _not_dynamic(args)
             plan = _plan(args, argv)
             _check_outputs(args)
             _check_fit(plan)
@@ -134,21 +172,24 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"{PROG}: warning: the machine is busy (load average {load:.1f} on {cores} cores); "
                   f"step times will be noisy", file=sys.stderr)
         try:
-            results = suite.run(plan, _progress(plan))
+            results = (dynamic.run if args.dynamic else suite.run)(plan, _progress(plan))
         except KeyboardInterrupt:
             print(f"\n{PROG}: interrupted; nothing was written", file=sys.stderr)
             return 130
-    report.speedups(results)
-    print(report.table(results))
+    if dynamic.is_dynamic(results):
+        print(dynamic.table(results))
+    else:
+        report.speedups(results)
+        print(report.table(results))
     written = _write_outputs(results, args.out, args.page, args.readme)
     print("\nwrote " + ", ".join(written))
     return 0
 
 
 # -- validation ------------------------------------------------------------------------------
-def _plan(args, argv: list[str]) -> suite.Plan:
-    known = zoo.names()
-    models = list(args.models) or list(DEFAULT_MODELS)
+def _common(args, default_models, known: list[str]) -> tuple[list[str], list[str], str]:
+    """The models, the modes (eager first) and the device, checked."""
+    models = list(args.models) or list(default_models)
     if "all" in models:
         models = known
     for m in models:
@@ -166,7 +207,11 @@ def _plan(args, argv: list[str]) -> suite.Plan:
     modes = [m for m in runner.MODES if m in modes]  # eager first: it is the reference
     if args.dtype not in runner.DTYPES:
         raise UsageError(f"unknown dtype {args.dtype!r}; dtypes are: {', '.join(runner.DTYPES)}")
-    device = _device(args.device)
+    return models, modes, _device(args.device)
+
+
+def _plan(args, argv: list[str]) -> suite.Plan:
+    models, modes, device = _common(args, DEFAULT_MODELS, zoo.names())
     for m in models:
         try:
             zoo.resolve(m, args.scale, args.batch, args.seq, args.image)
@@ -176,6 +221,48 @@ def _plan(args, argv: list[str]) -> suite.Plan:
                       batch=args.batch, seq=args.seq, image=args.image, dtype=args.dtype, device=device,
                       seed=args.seed, timeout_s=args.timeout, memory=not args.no_memory,
                       warm=not args.no_warm, command=f"{PROG} {shlex.join(argv)}".strip())
+
+
+def _not_dynamic(args) -> None:
+    for flag in ("lengths", "batches"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag} is an option of --dynamic")
+    if args.passes != dynamic.DEFAULT_PASSES:
+        raise UsageError("--passes is an option of --dynamic")
+
+
+def _dynamic_plan(args, argv: list[str]) -> dynamic.DynamicPlan:
+    token_models = [m for m in zoo.names() if zoo.spec(m).kind == zoo.TOKENS]
+    known = zoo.names()
+    if "all" in args.models:  # the whole zoo's token models: --dynamic varies the sequence length
+        args.models = token_models
+    models, modes, device = _common(args, dynamic.DEFAULT_MODELS, known)
+    for m in models:
+        if m not in token_models:
+            raise UsageError(f"--dynamic varies the sequence length, and {m} takes no tokens; token models: "
+                             f"{', '.join(token_models)}")
+    for flag in ("seq", "image", "page", "readme"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag} does not go with --dynamic"
+                             + (" (give --lengths)" if flag == "seq" else ""))
+    if args.batch is not None and args.batches is not None:
+        raise UsageError("give --batch or --batches, not both")
+    size = zoo.resolve(models[0], args.scale)[1]
+    lengths = args.lengths or dynamic.default_lengths(size.seq)
+    batches = args.batches or [args.batch or size.batch]
+    shapes = [(b, s) for b in batches for s in lengths]
+    if len(shapes) < 2:
+        raise UsageError("--dynamic needs at least two shapes: give two or more --lengths or --batches")
+    for m in models:
+        for b, s in shapes:
+            try:
+                zoo.resolve(m, args.scale, b, s)
+            except zoo.ZooError as e:
+                raise UsageError(f"--lengths/--batches: {e}") from None
+    return dynamic.DynamicPlan(models=models, modes=modes, shapes=shapes, scale=args.scale, passes=args.passes,
+                               steps=args.steps, warmup=args.warmup, dtype=args.dtype, device=device,
+                               seed=args.seed, timeout_s=args.timeout,
+                               command=f"{PROG} {shlex.join(argv)}".strip())
 
 
 def _device(name: str) -> str:
@@ -191,7 +278,7 @@ def _device(name: str) -> str:
     raise UsageError(f"unknown device {name!r}; devices are: cpu, cuda, auto")
 
 
-def _check_fit(plan: suite.Plan) -> None:
+def _check_fit(plan) -> None:
     """Refuse a batch whose eager training step would not fit in the device's free memory."""
     import torch
 
@@ -242,6 +329,8 @@ def _load_report(args) -> dict:
         raise UsageError(f"--report {args.report!r} is not JSON: {e}") from None
     if not isinstance(results, dict) or "rows" not in results or "meta" not in results:
         raise UsageError(f"--report {args.report!r} is not a results.json of bessemer bench")
+    if dynamic.is_dynamic(results) and (args.page or args.readme):
+        raise UsageError(f"--report {args.report!r} is a run of --dynamic, which has no page or README block")
     return results
 
 
@@ -251,13 +340,18 @@ def _write_outputs(results: dict, out: str, page: Optional[str], readme: Optiona
     parent = os.path.dirname(os.path.abspath(out))
     os.makedirs(parent, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".bench-staging-", dir=parent)
+    files = {"results.json": lambda path: runner.write_json(path, results)}
+    if dynamic.is_dynamic(results):
+        files["results.md"] = lambda path: report.write_text(path, dynamic.markdown(results))
+    else:
+        files["results.md"] = lambda path: report.write_text(path, report.markdown(results))
+        files["chart.png"] = lambda path: report.chart(results, path)
     try:
-        runner.write_json(os.path.join(staging, "results.json"), results)
-        report.write_text(os.path.join(staging, "results.md"), report.markdown(results))
-        report.chart(results, os.path.join(staging, "chart.png"))
+        for name, write in files.items():
+            write(os.path.join(staging, name))
         os.makedirs(out, exist_ok=True)
         written = []
-        for name in ("results.json", "results.md", "chart.png"):
+        for name in files:
             os.replace(os.path.join(staging, name), os.path.join(out, name))
             written.append(os.path.join(out, name))
     finally:
@@ -285,7 +379,10 @@ def _progress(plan: suite.Plan) -> suite.Progress:
                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]")
 
     def row_done(row: dict) -> None:
-        if row["status"] == "ok":
+        if row["status"] == "ok" and "static_s" in row:  # --dynamic
+            msg = (f"{row['dynamo_graphs']} Dynamo graphs, steady {(row['later_s'] or 0) * 1e3:,.1f} ms/step, "
+                   f"{row['ratio'] or 0:.2f}x static at the reference shape")
+        elif row["status"] == "ok":
             msg = f"{row['step_s']['median'] * 1e3:,.1f} ms/step, first step {row['first_step_cold_s']:.2f} s"
         else:
             msg = f"error: {row['error']}"

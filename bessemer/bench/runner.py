@@ -14,6 +14,9 @@ result. Phases:
   memory  peak memory of a training step, recorded from before the first step
           (see measure.py for what it counts).
 
+`bessemer bench --dynamic` has two phases of its own, `shapes` and `static`
+(dynamic.py: the steps over varying input shapes, and at one shape).
+
 Every phase runs the same steps up to its measurement, so the processes differ
 only in what they record. A failure is written into the result as one line; the
 worker's output (and the full traceback) goes to its log.
@@ -98,7 +101,10 @@ class _Stage:
 def run_job(job: dict) -> dict:
     stage = _Stage()
     try:
-        return {"ok": True, **_run(job, stage)}
+        if job["phase"] in PHASES:
+            return {"ok": True, **_run(job, stage)}
+        from . import dynamic  # `bessemer bench --dynamic`: its own phases
+        return {"ok": True, **dynamic.run_worker(job, stage)}
     except BaseException as e:  # noqa: BLE001 - every failure becomes a result row
         traceback.print_exc()
         msg = " ".join(str(e).split()) or "(no message)"

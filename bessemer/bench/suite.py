@@ -136,22 +136,30 @@ def _worker_env(caches: str) -> dict:
 
 
 def _run_worker(plan: Plan, model: str, mode: str, phase: str, caches: str, work: str) -> dict:
-    os.makedirs(caches, exist_ok=True)
     stem = os.path.join(work, f"{_safe(model)}-{mode}-{phase}")
     job = {"model": model, "scale": plan.scale, "batch": plan.batch, "seq": plan.seq, "image": plan.image,
            "mode": mode, "phase": phase, "dtype": plan.dtype, "device": plan.device, "seed": plan.seed,
-           "steps": plan.steps, "warmup": plan.warmup, "result_path": stem + ".result.json",
+           "steps": plan.steps, "warmup": plan.warmup,
            "params_path": os.path.join(work, f"{_safe(model)}-{mode}.params.pt") if phase == "run" else None}
+    return spawn(job, stem, caches, plan.timeout_s)
+
+
+def spawn(job: dict, stem: str, caches: str, timeout_s: float) -> dict:
+    """Run one worker process on `job` (written to STEM.job.json, its output to STEM.log) with
+    the cache folders under `caches`, and return its result (a failure is a result too)."""
+    phase = job["phase"]
+    os.makedirs(caches, exist_ok=True)
+    job["result_path"] = stem + ".result.json"
     runner.write_json(stem + ".job.json", job)
     with open(stem + ".log", "w") as log:
         proc = subprocess.Popen([sys.executable, "-m", "bessemer.bench.runner", stem + ".job.json"],
                                 stdout=log, stderr=subprocess.STDOUT, env=_worker_env(caches),
                                 start_new_session=True)
         try:
-            code = proc.wait(timeout=plan.timeout_s)
+            code = proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             _kill(proc)
-            return {"ok": False, "stage": phase, "error": f"timed out after {plan.timeout_s:.0f} s"}
+            return {"ok": False, "stage": phase, "error": f"timed out after {timeout_s:.0f} s"}
         except BaseException:
             _kill(proc)
             raise

@@ -16,6 +16,17 @@ from bessemer.bench import cli
     (["gpt2", "--scale", "tiny", "--dtype", "fp8"], "unknown dtype 'fp8'"),
     (["gpt2", "--scale", "tiny", "--batch", "100000000"], "does not fit"),
     (["gpt2", "--frobnicate"], "unrecognized arguments"),
+    # --dynamic
+    (["gpt2", "--dynamic", "--lengths", "64,abc"], "argument --lengths: must be comma-separated integers"),
+    (["gpt2", "--dynamic", "--lengths", "64,1"], "argument --lengths"),
+    (["gpt2", "--dynamic", "--batches", "4,x"], "argument --batches"),
+    (["gpt2", "--dynamic", "--passes", "1"], "argument --passes"),
+    (["mlp", "--dynamic"], "mlp takes no tokens"),
+    (["gpt2", "--lengths", "8,12"], "--lengths is an option of --dynamic"),
+    (["gpt2", "--dynamic", "--seq", "32"], "--seq does not go with --dynamic"),
+    (["gpt2", "--dynamic", "--scale", "tiny", "--lengths", "8,100"], "at most 64 tokens"),
+    (["gpt2", "--dynamic", "--scale", "tiny", "--lengths", "8"], "at least two shapes"),
+    (["gpt2", "--dynamic", "--scale", "tiny", "--batches", "100000000,2"], "does not fit"),
 ])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, argv, words):
     out = tmp_path / "out"
