@@ -3,6 +3,7 @@
     cli.py      arguments, validation, output files
     suite.py    plans the worker processes and assembles their results
     runner.py   the worker: one (model, mode, phase) per process
+    dynamic.py  --dynamic: varying input shapes against a static run (its plan, phases, table)
     measure.py  step times, FLOPs, the matmul peak, peak memory
     fit.py      whether a batch fits, estimated before anything runs
     report.py   the table, results.md / the tested-models page, the chart
