@@ -6,10 +6,10 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test test-full fuzz bench tested-models venv clean
 
 $(STAMP): pyproject.toml requirements-dev.txt
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements-dev.txt
-	$(BIN)/pip install -q --no-deps -e .
+	test -x $(BIN)/pip || $(PY) -m venv --clear $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
 venv: $(STAMP)
