@@ -333,12 +333,26 @@ class FirstCallGuard:
         return out
 
 
+def _skip_logger_warning_once() -> None:
+    """transformers gives every logger a `warning_once` (an lru_cache'd method), and its
+    models call it inside forward (a causal LM's loss without `loss_type` in its config).
+    Dynamo cannot trace it: it breaks the graph there, so the model is traced as two
+    frames and compiled as two graphs, which doubles Dynamo's share of every cold and
+    warm start. Dynamo is told to skip it inside compiled code; the trade is that such a
+    once-per-process notice is not printed from compiled code."""
+    import logging
+    fn = getattr(logging.Logger, "warning_once", None)
+    if fn is not None:
+        torch._dynamo.config.ignore_logging_functions.add(fn)
+
+
 def make_backend(config: Optional[TrainingCompilerConfig] = None):
     """A torch.compile backend bound to `config`.
 
     A graph compiled again for new input shapes is reported: every new shape costs
     a compile, and a silent recompile each step is a slow run nobody can see."""
     be = BessemerBackend(config or TrainingCompilerConfig.from_env())
+    _skip_logger_warning_once()
     aots: dict = {}   # cached or not -> AOTAutograd with this backend's compilers, made at first use
     shapes_seen: dict[str, list] = {}
 
