@@ -17,7 +17,8 @@ venv: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 tests
 
-# every case of the long tables (all OpInfo ops on both backends; a fixed spread in `test`)
+# every case of the long tables (all OpInfo ops on both backends; a fixed spread in `test`) and
+# the tests marked `full` (longer variants of cases `test` covers)
 test-full: $(STAMP)
 	BESSEMER_TEST_FULL=1 $(BIN)/python -m pytest -q -n 2 tests
 

@@ -21,13 +21,20 @@ os.environ.setdefault("BESSEMER_VERIFY", "1")
 os.environ.setdefault("BESSEMER_GRAPH_CACHE", "0")
 
 
+FULL = os.environ.get("BESSEMER_TEST_FULL") == "1"
+
+
 def pytest_collection_modifyitems(config, items):
-    if torch.cuda.is_available():
-        return
-    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    """`gpu` tests need a CUDA device; `full` tests (longer variants of cases `make test`
+    already covers: more models, more seeds, every launch configuration) run in
+    `make test-full` only, which keeps `make test` within its time."""
+    skip_gpu = pytest.mark.skip(reason="needs a CUDA GPU")
+    skip_full = pytest.mark.skip(reason="make test-full only (BESSEMER_TEST_FULL=1)")
     for item in items:
-        if "gpu" in item.keywords:
-            item.add_marker(skip)
+        if "gpu" in item.keywords and not torch.cuda.is_available():
+            item.add_marker(skip_gpu)
+        if "full" in item.keywords and not FULL:
+            item.add_marker(skip_full)
 
 
 @pytest.fixture

@@ -76,6 +76,7 @@ def test_a_failing_worker_is_a_row_with_its_error_and_the_run_goes_on(tmp_path, 
 
 
 @pytest.mark.slow
+@pytest.mark.full
 def test_inductor_mode_on_a_tiny_model(tmp_path, capsys):
     out_dir = tmp_path / "out"
     # Memory of compiled code is checked on its own below; here the runs and the warm start.

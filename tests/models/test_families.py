@@ -152,8 +152,14 @@ def assert_as_close_as_eager(what: str, compiled, eager, truth, factor: float, f
                             f"{err_e:.3e}; allowed {bound:.3e} (size of the float64 value {size:.3e})")
 
 
+# The slowest families to train (each a minute or more of two cores); their ops and
+# structure (convolutions with attention, windowed attention, a convolutional speech
+# front end) also appear in cheaper families. make test-full runs them.
+FULL_ONLY = {"mobilevit", "swin", "wav2vec2"}
+
+
 def _params(family: Family):
-    marks = []
+    marks = [pytest.mark.full] if family.name in FULL_ONLY else []
     if family.name in EXPECTED_FAILURES:
         marks.append(pytest.mark.xfail(reason=EXPECTED_FAILURES[family.name], strict=True))
     return pytest.param(family, id=family.name, marks=marks)

@@ -50,7 +50,12 @@ def test_eval_inference_matches_eager(case, kernel_cache):
     assert_state_equal(compiled, eager)
 
 
-@pytest.mark.parametrize("case", CASES)
+# the transformers cases recompile the same way, at several times the cost: test-full only
+SHAPE_CASES = [c if c.id in ("mlp", "cnn") else pytest.param(*c.values, id=c.id, marks=[*c.marks, pytest.mark.full])
+               for c in CASES]
+
+
+@pytest.mark.parametrize("case", SHAPE_CASES)
 def test_recompiles_for_a_new_input_shape(case, kernel_cache):
     # Steps alternate between two input shapes: the second shape compiles the
     # model's graphs once more (a model with a graph break has several), going
