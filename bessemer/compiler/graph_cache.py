@@ -206,7 +206,7 @@ def _tensor_meta(t: torch.Tensor) -> tuple:
         raise BypassAOTAutogradCache("symbolic sizes")
     if type(t) not in (torch.Tensor, torch.nn.Parameter) and not isinstance(t, torch._subclasses.FakeTensor):
         raise BypassAOTAutogradCache(f"a tensor subclass input ({type(t).__name__})")
-    return ("T", str(t.dtype), tuple(t.shape), tuple(t.stride()), str(t.device), str(t.layout),
+    return ("T", str(t.dtype), tuple(t.shape), tuple(t.stride()), t.storage_offset(), str(t.device), str(t.layout),
             t.requires_grad, t.is_leaf, t.is_conj(), t.is_neg(), t.is_inference(), t.is_sparse, t.is_quantized)
 
 
@@ -244,6 +244,13 @@ def _key(mod, args, aot_config, compiler_config_extra=None) -> tuple[str, list[s
             add(node.target, _tensor_meta(v), _value_hash(v))
         elif not isinstance(v, torch.fx.GraphModule):
             raise BypassAOTAutogradCache(f"graph attribute {node.target} of type {type(v).__name__}")
+    # which inputs share a storage: AOTAutograd's runtime handling of aliased inputs
+    # depends on it, and the same graph code can be called with either pattern
+    from torch.multiprocessing.reductions import StorageWeakRef
+    first: dict = {}
+    for i, a in enumerate(args):
+        if isinstance(a, torch.Tensor):
+            add(("storage of", first.setdefault(StorageWeakRef(a.untyped_storage()), i)))
     for a in args:
         if isinstance(a, torch.Tensor):
             add(_tensor_meta(a))

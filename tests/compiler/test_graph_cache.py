@@ -198,3 +198,18 @@ def test_the_key_salt_follows_the_config(tmp_path):
     for change in ({"memory_budget": 0.5}, {"partitioner": "default"}, {"backend": "cpp"},
                    {"precision": "bf16"}, {"fallback": "error"}):
         assert graph_cache.salt(a.replace(**change)) != graph_cache.salt(a), change
+
+
+def test_the_key_tells_aliased_inputs_and_storage_offsets_apart():
+    """The same graph code called with inputs that share a storage, or that start inside one,
+    is another compile (AOTAutograd's runtime handles aliased inputs apart): another key."""
+    import types
+    gm = torch.fx.symbolic_trace(lambda a, b: a * 2 + b)
+    cfg = types.SimpleNamespace(num_params_buffers=0, keep_inference_input_mutations=False, is_export=False,
+                                no_tangents=False, dynamic_shapes=False, aot_autograd_arg_pos_to_source=None,
+                                static_input_indices=[], pre_dispatch=False)
+    base = torch.randn(8)
+    separate = graph_cache._key(gm, [torch.randn(4), torch.randn(4)], cfg)[0]
+    assert graph_cache._key(gm, [torch.randn(4), torch.randn(4)], cfg)[0] == separate
+    assert graph_cache._key(gm, [base[:4], base[4:]], cfg)[0] != separate    # one storage, offset 4
+    assert graph_cache._key(gm, [base[:4], base[:4]], cfg)[0] != separate   # same metadata, one storage
