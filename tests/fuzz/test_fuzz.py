@@ -21,9 +21,7 @@ BATCHES = 20          # 200 programs, seeds 0 .. 199 (make test: the even batche
 KNOWN: dict[int, str] = {}
 # seed -> an open bug its program hits, left out of the bounded run until it is fixed
 # (reproduce: .venv/bin/python tests/fuzz --seed N --n 1)
-OPEN: dict[int, str] = {
-    126: "batch_norm(index_add(matmul)): gradients differ from eager in some runs, not in others",
-}
+OPEN: dict[int, str] = {}
 
 
 @pytest.fixture(scope="module")

@@ -143,3 +143,44 @@ def test_updating_an_output_in_place_leaves_the_input():
     before = x.clone()
     y.add_(1)
     assert torch.equal(x, before)
+
+
+def test_batch_norm_strided_weight():
+    """Eager's CPU batch_norm backward reads a strided weight as if contiguous, so
+    the gradient the compiled graph must match is eager's on a contiguous copy
+    (the fuzzer's float64 truth is computed from contiguous inputs for this)."""
+    def f(x, w):
+        return F.batch_norm(x, None, None, w, None, training=True)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(8, 8, generator=g)
+    storage = torch.full((17,), 100.0)
+    w = storage[1::2]
+    w.copy_(torch.randn(8, generator=g))
+    t = torch.randn(8, 8, generator=g)
+
+    def grad(fn, weight):
+        xx = x.clone().requires_grad_(True)
+        (fn(xx, weight) * t).sum().backward()
+        return xx.grad
+    want = grad(f, w.contiguous())
+    got = grad(compile_fn(f, Target()), w)
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_batch_norm_over_index_add_with_a_strided_weight():
+    def prog(a0, a1, a2, a3, a4, a5):
+        v0 = torch.matmul(a0, a1)
+        v2 = torch.add(a1, a2, alpha=2)
+        v3 = v0.unflatten(1, (1, 8))
+        v5 = v2.transpose(0, -1)[..., ::2].unsqueeze(1)
+        v6 = v0.index_add(0, a3, a4)
+        v8 = F.batch_norm(v6, None, None, a5, None, training=True)
+        return (v3, v5, v6, v8)
+    assert_like_eager(prog, [
+        Input((8, 8), 'float32', grad=True, seed=8064),
+        Input((8, 8), 'float32', layout='t10', grad=True, seed=8065),
+        Input((1,), 'float32', grad=True, seed=8066),
+        Input((7,), 'int64', low=0, high=8, seed=8067),
+        Input((7, 8), 'float32', grad=True, seed=8068),
+        Input((8,), 'float32', layout='s', seed=8069),
+    ], seed=126)
