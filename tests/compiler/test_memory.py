@@ -98,3 +98,20 @@ def test_backward_plan_is_met_and_gradients_match(tmp_path):
     loss = g(x).square().mean()
     measured = _measured_peak(loss.backward, inside="CompiledFunctionBackward")
     assert bw.memory.peak_bytes <= measured <= bw.memory.peak_bytes + 256, (measured, bw.memory.format())
+
+
+def test_cross_entropy_backward_writes_only_the_gradient(tmp_path):
+    """The gradient of a cross-entropy over a wide row is one kernel that recomputes the
+    per-row one-hot scale where it is read (fuse.py: a broadcast costs a load), so the
+    backward allocates no [rows, classes] temporary: its gradient is written over the
+    saved log-softmax, which the backward was given to overwrite."""
+    f, be = _compiled(lambda x, t: torch.nn.functional.cross_entropy(x, t), tmp_path)
+    x = torch.randn(64, 2048, requires_grad=True)
+    t = torch.randint(0, 2048, (64,))
+    x_ref = x.detach().clone().requires_grad_()
+    f(x, t).backward()
+    torch.nn.functional.cross_entropy(x_ref, t).backward()
+    torch.testing.assert_close(x.grad, x_ref.grad)
+    fw, bw = be.compiled
+    assert bw.n_kernels == 1, bw.schedule_text
+    assert bw.memory.peak_bytes < x.numel() * 4, (bw.schedule_text, bw.memory.format())

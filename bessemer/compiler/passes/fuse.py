@@ -71,7 +71,13 @@ class Fuser:
         elif n.kind in ("const", "iota"):
             c = 0
         elif n.kind == "view":
-            c = self.cost(n.args[0])
+            # A broadcast (a per-row value read at every element of its row: the
+            # one-hot scale of a cross-entropy gradient, a layer norm's rstd) is
+            # computed once per row where the kernel hoists it, so per element it
+            # costs a load; counting its whole expression would store full-size
+            # tensors (a [tokens, vocabulary] one-hot) to save per-row work.
+            base = n.args[0]
+            c = 1 if n.numel() > base.numel() else self.cost(base)
         elif n.kind == "reinterpret":
             c = 1
         else:
