@@ -34,7 +34,10 @@ their row statistics are saved, they are small), and never recomputes matmuls,
 convolutions, attention, other ATen calls or large reductions. A smaller budget
 (a fraction of the default plan's saved bytes, or bytes) is met by scaling the
 recompute costs down, the expensive kinds allowed, until the saved bytes fit:
-a bisection over that scale. 0.0 is the least memory the graph allows.
+a bisection over that scale. A budget below what any cut saves (0.0) takes the
+least memory the graph allows: of the cuts across the scales, the one whose
+backward holds the fewest bytes at its fullest point (saving less is not holding
+less when the backward recomputes a chain of layers all at once).
 
 Regions of user code under `torch.utils.checkpoint` keep their meaning: their
 values are recomputed, not saved (a region boundary feeding the next region is
@@ -125,6 +128,7 @@ class PartitionReport:
     least: bool = False                # the budget is below what the graph allows: the least was taken
     cuts: int = 1                      # minimum cuts solved
     checkpointed: int = 0              # nodes in torch.utils.checkpoint regions
+    backward_peak_bytes: int = 0       # estimated_peak of the backward it made
 
     @property
     def saved_names(self) -> list[str]:
@@ -137,7 +141,8 @@ class PartitionReport:
                + (" (below the least possible: least taken)" if self.least else ""))
         return (f"partition {self.graph}: saves {len(self.saved)} values, {self.saved_bytes / mib:.2f} MiB "
                 f"(default plan {self.default_bytes / mib:.2f} MiB; {ask}); recomputes "
-                f"{len(self.recomputed)} ops in the backward"
+                f"{len(self.recomputed)} ops in the backward (estimated backward peak "
+                f"{self.backward_peak_bytes / mib:.2f} MiB)"
                 + (f" ({', '.join(f'{k} x{v}' for k, v in sorted(self.recomputed_ops.items()))})"
                    if self.recomputed_ops else ""))
 
@@ -711,7 +716,11 @@ def partition(joint: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
     elif isinstance(budget, int) and not isinstance(budget, bool) and budget >= 1024:
         target = budget
     if target is not None and cut.saved_bytes > target:
-        cut, scale, least, n = _search(net, target)
+        static_names = {p.name for p in static}
+
+        def peak_of(c: _Cut) -> int:
+            return estimated_peak(_extract(joint, j, c.saved, c.sink_side)[1], static_names)
+        cut, scale, least, n = _search(net, target, peak_of)
         cuts += n
     fw, bw, saved = _extract(joint, j, cut.saved, cut.sink_side)
     fw_ops = {n.name for n in fw.graph.nodes if n.op == "call_function"}
@@ -729,7 +738,8 @@ def partition(joint: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
                      str(getattr(_val(n), "dtype", type(_val(n)).__name__)).replace("torch.", ""),
                      0 if (_is_sym(n) or n in static) else _nbytes(n)) for n in saved],
         recomputed=recomputed, recomputed_ops=ops, scale=scale, least=least, cuts=cuts,
-        checkpointed=net.checkpointed)
+        checkpointed=net.checkpointed,
+        backward_peak_bytes=estimated_peak(bw, {p.name for p in static}))
     fw.meta["bessemer_partition"] = rep
     bw.meta["bessemer_partition"] = rep
     if report is not None:
@@ -738,14 +748,61 @@ def partition(joint: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
     return fw, bw
 
 
-def _search(net: _Network, target: int) -> tuple[_Cut, float, bool, int]:
+def estimated_peak(bw: fx.GraphModule, static_inputs: set = frozenset()) -> int:
+    """Live tensor bytes at the backward's fullest point, walking its nodes in order: the
+    saved values and gradients it is handed, each value it computes (a view lives in its
+    base) until its last use, and its outputs (the gradients) to the end. Parameters
+    handed in cost nothing: they live anyway."""
+    nodes = list(bw.graph.nodes)
+    root: dict = {}
+    last: dict = {}
+    for i, n in enumerate(nodes):
+        if n.op == "call_function" and _is_view(n) and n.all_input_nodes:
+            root[n] = root.get(n.all_input_nodes[0], n.all_input_nodes[0])
+        else:
+            root[n] = n
+        for a in n.all_input_nodes:
+            r = root.get(a, a)
+            last[r] = len(nodes) if n.op == "output" else max(last.get(r, -1), i)
+    live = peak = 0
+    frees: dict = {}
+    for r, i in last.items():
+        frees.setdefault(i, []).append(r)
+    for i, n in enumerate(nodes):
+        if root[n] is n and _is_tensor(n) and not (n.op == "placeholder" and n.name in static_inputs):
+            live += _nbytes(n)
+            peak = max(peak, live)
+        for r in frees.get(i, ()):
+            if _is_tensor(r) and not (r.op == "placeholder" and r.name in static_inputs):
+                live -= _nbytes(r)
+    return peak
+
+
+# Scales tried for the least-memory plan: from recomputing everything that may be
+# (2**-24) to the default plan's choices (2**12). Saving the least is not always
+# holding the least: a plan that recomputes a whole chain of layers in the backward
+# has them all live at once there, so the least-memory plan is the one of these
+# whose estimated backward peak (estimated_peak) is lowest.
+LEAST_SCALES = tuple(2.0 ** e for e in range(-24, 13))
+
+
+def _search(net: _Network, target: int, peak_of: Callable[[_Cut], int]) -> tuple[_Cut, float, bool, int]:
     """The largest recompute-cost scale whose cut saves at most `target` bytes (bisection on
-    its logarithm); the least-memory cut when none does."""
+    its logarithm); when none does, the cut of least estimated peak (`peak_of`)."""
     lo_exp, hi_exp = -24.0, 12.0
     n = 1
     least = net.solve(2.0 ** lo_exp)
     if least.saved_bytes > target:
-        return least, 2.0 ** lo_exp, True, n
+        tried = [(peak_of(least), least.saved_bytes, 0, least, 2.0 ** lo_exp)]
+        seen = {frozenset(least.saved)}
+        for k, sc in enumerate(LEAST_SCALES[1:], 1):
+            c = net.solve(sc)
+            n += 1
+            if frozenset(c.saved) not in seen:     # the same cut as a scale already tried
+                seen.add(frozenset(c.saved))
+                tried.append((peak_of(c), c.saved_bytes, k, c, sc))
+        _peak, _bytes, _k, best, sc = min(tried, key=lambda t: t[:3])
+        return best, sc, True, n
     best, best_scale = least, 2.0 ** lo_exp
     hi = net.solve(2.0 ** hi_exp)
     n += 1
