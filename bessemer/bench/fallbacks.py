@@ -18,7 +18,10 @@ set-up and steps and sorts them:
   recompile   a graph compiled again for new input shapes (not a fallback).
 
 Dynamo's graph breaks (Python between graphs that runs eagerly in every
-compiling mode) are counted from Dynamo's counters.
+compiling mode) are counted from Dynamo's counters. So is Dynamo's recompile
+limit (`torch._dynamo.config.recompile_limit`, alias `cache_size_limit`): a
+frame that hits it runs eagerly for every new shape from then on, in any
+compiling mode, and Dynamo only logs it; each hit is a fallback.
 """
 from __future__ import annotations
 
@@ -69,9 +72,12 @@ class Recorder:
         self._catch = warnings.catch_warnings(record=True)
         self.messages: list[str] = []
         self._breaks_before = 0
+        self._limits_before = 0
+        self.recompile_limit_hits = 0
 
     def __enter__(self) -> "Recorder":
         self._breaks_before = _graph_breaks()
+        self._limits_before = _recompile_limit_hits()
         self._caught = self._catch.__enter__()
         warnings.simplefilter("always")
         return self
@@ -83,11 +89,25 @@ class Recorder:
             print(warnings.formatwarning(w.message, w.category, w.filename, w.lineno).rstrip(),
                   file=sys.stderr)
         self.graph_breaks = _graph_breaks() - self._breaks_before
+        self.recompile_limit_hits = _recompile_limit_hits() - self._limits_before
 
     def report(self) -> Report:
         r = classify(self.messages)
         r.graph_breaks = self.graph_breaks
+        r.fallbacks += [RECOMPILE_LIMIT] * self.recompile_limit_hits
         return r
+
+
+RECOMPILE_LIMIT = ("torch._dynamo hit its recompile limit: a frame runs eagerly for every new input shape "
+                   "(raise torch._dynamo.config.recompile_limit, or compile with dynamic=None)")
+
+
+def _recompile_limit_hits() -> int:
+    if "torch._dynamo" not in sys.modules:
+        return 0
+    from torch._dynamo.utils import counters
+    return sum(n for k, n in counters["unimplemented"].items()
+               if str(k).startswith("Dynamo recompile limit exceeded"))
 
 
 def _graph_breaks() -> int:

@@ -62,3 +62,19 @@ def test_a_symbolic_graph_past_its_shapes_is_a_fallback():
                             "eagerly (pad inputs to fewer lengths)"])
     assert r.fallbacks == ["bessemer: graph forward3 was compiled for 64 shapes; further new shapes run "
                            "eagerly (pad inputs to fewer lengths)"]
+
+
+def test_dynamo_recompile_limit_is_a_fallback(tmp_path):
+    """Past the limit Dynamo runs the frame eagerly for new shapes and only logs it."""
+    torch._dynamo.reset()
+    f = bessemer.compile(lambda x: x.sin() + 1, cache_dir=str(tmp_path), fallback="error", dynamic=False)
+    with torch._dynamo.config.patch(recompile_limit=1), fallbacks.Recorder() as rec:
+        for n in (2, 3, 4):
+            f(torch.randn(n))
+    torch._dynamo.reset()
+    r = rec.report()
+    assert r.fallbacks == [fallbacks.RECOMPILE_LIMIT]
+    with fallbacks.Recorder() as quiet:     # a run that stays within the limit reports none
+        bessemer.compile(lambda x: x.cos(), cache_dir=str(tmp_path), dynamic=False)(torch.randn(3))
+    torch._dynamo.reset()
+    assert quiet.report().fallbacks == []
