@@ -265,6 +265,7 @@ def markdown(results: dict, title: str = "Benchmark results") -> str:
         out += ["", "Errors in the warm-start and memory processes:", ""]
         out += [f"- {r['model']} · {r['mode']} · {p}: {_md_escape(e)}" for r, p, e in notes]
     out += bandwidth_section(results)
+    out += overhead_section(results)
     out += ["", "## What the columns mean", "", *_COLUMN_NOTES, ""]
     return "\n".join(out)
 
@@ -308,6 +309,36 @@ def bandwidth_section(results: dict) -> list[str]:
             out.append(f"| {r['model']} | {kind} | {a['kernels']} | {lg['kernels'] if lg else 0} | "
                        f"{a['gbps']:.0f} | {_f(lg['gbps'] if lg else None, '.0f')} | {_f(copy, '.0f')} | {frac} |")
     return out
+
+
+def overhead_section(results: dict) -> list[str]:
+    """The fixed cost of bessemer's graph calls next to eager's time per ATen op, per model
+    (profile.overhead_profile and profile.eager_op_cost, three forward and backward passes)."""
+    eager = {r["model"]: r["eager_ops"] for r in results["rows"] if r.get("eager_ops")}
+    rows = [r for r in results["rows"] if r.get("overhead")]
+    if not rows:
+        return []
+    out = ["", "## Graph-call overhead (bessemer) against eager's cost per op", "",
+           "Per forward and backward, timed in three extra passes. *Own time* is the time inside bessemer's "
+           "graph calls that is neither a kernel nor an ATen call: the generated program's layout checks, "
+           "allocations, views and argument passing, the fixed cost a graph call adds. Eager's time per op is "
+           "its forward and backward over the ATen ops it dispatches; at a small size it is mostly the "
+           "dispatcher's cost, the cost bessemer's launches replace.", "",
+           "| model | eager: ATen ops | eager: ms | eager: µs per op | bessemer: graph calls | kernels | "
+           "ATen calls | kernel ms | ATen ms | own ms | own µs per graph call | own µs per launch |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        o, e = r["overhead"], eager.get(r["model"]) or {}
+        out.append(f"| {r['model']} | {_f(e.get('aten_ops'), '.0f')} | {_f(_ms(e.get('fwd_bwd_us')), '.2f')} | "
+                   f"{_f(e.get('us_per_op'), '.1f')} | {o['graph_calls']:.0f} | {o['kernels']:.0f} | "
+                   f"{o['externs']:.0f} | {_ms(o['kernel_us']):.2f} | {_ms(o['extern_us']):.2f} | "
+                   f"{_ms(o['own_us']):.2f} | {_f(o['own_us_per_call'], '.0f')} | "
+                   f"{_f(o['own_us_per_launch'], '.1f')} |")
+    return out
+
+
+def _ms(us: Optional[float]) -> Optional[float]:
+    return None if us is None else us / 1e3
 
 
 def _load(host: dict) -> str:

@@ -42,6 +42,8 @@ DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 LEARNING_RATE = 1e-4
 # Steps cycle through this many distinct synthetic batches.
 DISTINCT_BATCHES = 4
+# forward and backward passes timed for the graph-call overhead table (profile.overhead_profile)
+OVERHEAD_PASSES = 3
 
 
 # -- the modes: each one's own documented set-up, from (model, optimizer) to the optimizer-step callable
@@ -202,6 +204,19 @@ def _run(job: dict, stage: _Stage) -> dict:
             opt.zero_grad(set_to_none=True)
             out["kernel_bandwidth"] = prof.summary()
             out["copy_gbps"] = profile.copy_bandwidth(device)
+            # the fixed cost of the graph calls: three more forward and backward passes
+            stage("graph-call overhead")
+            with profile.overhead_profile(graphs) as ovh:
+                for _ in range(OVERHEAD_PASSES):
+                    forward_backward(batches[0])
+            opt.zero_grad(set_to_none=True)
+            out["overhead"] = ovh.summary(OVERHEAD_PASSES)
+        elif mode == "eager":
+            # eager's cost per ATen op on the same forward and backward, for the overhead table
+            stage("eager cost per op")
+            out["eager_ops"] = profile.eager_op_cost(lambda: forward_backward(batches[0]), device,
+                                                     OVERHEAD_PASSES)
+            opt.zero_grad(set_to_none=True)
         out["losses"] = [float(x) for x in losses]
         if job.get("params_path"):
             stage("save parameters")

@@ -218,6 +218,9 @@ def _row(plan: Plan, model: str, mode: str, results: dict) -> dict:
     if "kernel_bandwidth" in run_r:
         row["kernel_bandwidth"] = run_r["kernel_bandwidth"]
         row["copy_gbps"] = run_r.get("copy_gbps")
+    for key in ("overhead", "eager_ops"):
+        if key in run_r:
+            row[key] = run_r[key]
     med = step.get("median")
     row["samples_per_s"] = batch / med if med else None
     row["tokens_per_s"] = batch * tokens / med if med and tokens else None

@@ -47,7 +47,25 @@ def _allocator(device: torch.device) -> Callable:
     return _empty
 
 
-def load(src: str, consts: dict[str, Any], built: Built, device: torch.device) -> Callable:
+class GraphCall:
+    """The generated program's `call` (boxed: it takes the argument list and clears it).
+    An object rather than the bare function, so that a profiler can time whole graph
+    calls (profile.overhead_profile) by swapping `fn`; its names (kernels, ATen ops,
+    support functions) are in `__globals__`, the program's namespace."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+        self._boxed_call = True
+
+    def __call__(self, args: list):
+        return self.fn(args)
+
+    @property
+    def __globals__(self) -> dict:
+        return self.fn.__globals__
+
+
+def load(src: str, consts: dict[str, Any], built: Built, device: torch.device) -> "GraphCall":
     """The generated program's `call`, with its names bound."""
     env: dict[str, Any] = {
         "torch": torch, "_layout": _layout, "_as_strided": _as_strided, "_empty": _allocator(device),
@@ -57,4 +75,4 @@ def load(src: str, consts: dict[str, Any], built: Built, device: torch.device) -
     env.update(consts)
     env.update(built.launchers)
     exec(compile(src, "<bessemer wrapper>", "exec"), env)
-    return env["call"]
+    return GraphCall(env["call"])

@@ -38,12 +38,18 @@ def test_two_tiny_models_eager_and_bessemer(tmp_path, capsys):
         # every graph and the optimizer update compiled: nothing ran eagerly
         assert b["fallbacks"] == 0 and b["fallback_notes"] == [] and b["unlowered_ops"] == []
         assert e["fallbacks"] == 0
+        # the graph-call overhead against eager's cost per op, on the same forward and backward
+        assert e["eager_ops"]["aten_ops"] > 0 and e["eager_ops"]["us_per_op"] > 0
+        o = b["overhead"]
+        assert o["graph_calls"] == 2 and o["kernels"] > 0 and o["own_us"] >= 0
+        assert o["graph_us"] >= o["kernel_us"] + o["extern_us"] - 1.0
         assert model in table
     assert "fallbacks" in table and "‡" not in table
     assert results["meta"]["matmul_peak"]["flops_per_s"] > 0
     assert results["meta"]["command"].startswith("bessemer bench mlp cnn --scale tiny")
     md = (out_dir / "results.md").read_text()
     assert "| mlp |" in md and "| cnn |" in md and "peak MiB" in md
+    assert "## Graph-call overhead (bessemer) against eager's cost per op" in md
     assert (out_dir / "chart.png").read_bytes()[:8] == PNG
     assert sorted(p.name for p in out_dir.iterdir()) == ["chart.png", "results.json", "results.md"]
 
