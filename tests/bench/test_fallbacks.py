@@ -64,6 +64,7 @@ def test_a_symbolic_graph_past_its_shapes_is_a_fallback():
                            "eagerly (pad inputs to fewer lengths)"]
 
 
+@pytest.mark.recompile_limit
 def test_dynamo_recompile_limit_is_a_fallback(tmp_path):
     """Past the limit Dynamo runs the frame eagerly for new shapes and only logs it."""
     torch._dynamo.reset()

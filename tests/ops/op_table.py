@@ -133,6 +133,9 @@ def check_op(op_name: str, dtype_name: str, cache_dir: str, device: str = "cpu",
     def f(*flat):
         return tuple(fn(*flat[i * arity:(i + 1) * arity]) for i in range(len(sets)))
 
+    # `f` is one code object for every op: Dynamo keeps its compiles per code object, and
+    # past its recompile limit it would run `f` eagerly, comparing eager with itself
+    torch._dynamo.reset()
     compiled = bessemer.compile(f, cache_dir=cache_dir, fallback="error", **options)
     flat_e = [t.clone().requires_grad_(differentiable) for s in sets for t in s]
     flat_c = [t.clone().requires_grad_(differentiable) for s in sets for t in s]
