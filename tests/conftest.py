@@ -8,7 +8,6 @@ makes every compile run the pipeline. Tests marked `gpu` need a CUDA device and 
 without one.
 """
 import os
-import sys
 
 import pytest
 import torch
@@ -20,6 +19,8 @@ os.environ.setdefault("BESSEMER_VERIFY", "1")
 # Every compile in the tests runs the pipeline: tests inspect what it produced (memory plans,
 # schedules). tests/compiler/test_graph_cache.py turns the graph cache on in its processes.
 os.environ.setdefault("BESSEMER_GRAPH_CACHE", "0")
+
+from bessemer.bench.fallbacks import recompile_limit_hits  # noqa: E402  (after the variables above)
 
 
 FULL = os.environ.get("BESSEMER_TEST_FULL") == "1"
@@ -48,22 +49,14 @@ def no_tf32():
     torch.backends.cuda.matmul.allow_tf32 = before
 
 
-def _recompile_limit_hits() -> int:
-    if "torch._dynamo" not in sys.modules:
-        return 0
-    from torch._dynamo.utils import counters
-    return sum(n for k, n in counters["unimplemented"].items()
-               if str(k).startswith("Dynamo recompile limit exceeded"))
-
-
 @pytest.fixture(autouse=True)
 def _no_silent_recompile_limit(request):
     """A frame past Dynamo's recompile limit runs eagerly from then on, with only a log
     line: a test comparing it with eager would compare eager with itself. Such a test
     fails here, unless it is about that limit (marker `recompile_limit`)."""
-    before = _recompile_limit_hits()
+    before = recompile_limit_hits()
     yield
-    hits = _recompile_limit_hits() - before
+    hits = recompile_limit_hits() - before
     if hits > 0 and "recompile_limit" not in request.keywords:   # (a test may clear the counters)
         pytest.fail(f"Dynamo hit its recompile limit {hits} time(s) in this test: some compiled code ran "
                     f"eagerly (torch._dynamo.reset() before compiling the same code again)", pytrace=False)

@@ -77,7 +77,7 @@ class Recorder:
 
     def __enter__(self) -> "Recorder":
         self._breaks_before = _graph_breaks()
-        self._limits_before = _recompile_limit_hits()
+        self._limits_before = recompile_limit_hits()
         self._caught = self._catch.__enter__()
         warnings.simplefilter("always")
         return self
@@ -89,7 +89,7 @@ class Recorder:
             print(warnings.formatwarning(w.message, w.category, w.filename, w.lineno).rstrip(),
                   file=sys.stderr)
         self.graph_breaks = _graph_breaks() - self._breaks_before
-        self.recompile_limit_hits = _recompile_limit_hits() - self._limits_before
+        self.recompile_limit_hits = recompile_limit_hits() - self._limits_before
 
     def report(self) -> Report:
         r = classify(self.messages)
@@ -102,7 +102,8 @@ RECOMPILE_LIMIT = ("torch._dynamo hit its recompile limit: a frame runs eagerly 
                    "(raise torch._dynamo.config.recompile_limit, or compile with dynamic=None)")
 
 
-def _recompile_limit_hits() -> int:
+def recompile_limit_hits() -> int:
+    """How many times, in this process, a frame hit Dynamo's recompile limit (Dynamo's counters)."""
     if "torch._dynamo" not in sys.modules:
         return 0
     from torch._dynamo.utils import counters
