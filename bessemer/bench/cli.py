@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=_seconds, default=1800.0, metavar="S",
                    help="seconds one worker process may take (default 1800)")
     p.add_argument("--no-warm", action="store_true", help="skip the warm-start processes")
+    p.add_argument("--no-interleave", action="store_true",
+                   help="time each mode's measured steps in one block, one model in memory at a time "
+                        "(default: the modes of a model take turns, so they share the machine's drift)")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory processes")
     p.add_argument("--list", action="store_true", help="list the zoo and exit")
     d = p.add_argument_group("varying shapes (--dynamic)")
@@ -220,7 +223,7 @@ def _plan(args, argv: list[str]) -> suite.Plan:
     return suite.Plan(models=models, modes=modes, scale=args.scale, steps=args.steps, warmup=args.warmup,
                       batch=args.batch, seq=args.seq, image=args.image, dtype=args.dtype, device=device,
                       seed=args.seed, timeout_s=args.timeout, memory=not args.no_memory,
-                      warm=not args.no_warm, command=f"{PROG} {shlex.join(argv)}".strip())
+                      warm=not args.no_warm, interleave=not args.no_interleave, command=f"{PROG} {shlex.join(argv)}".strip())
 
 
 def _not_dynamic(args) -> None:

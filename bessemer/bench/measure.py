@@ -68,10 +68,13 @@ class Contention:
     own CPU time, as a share of all cores over the wall time. Near 0 on a quiet machine;
     a step timed while other work competes for the cores can be many times slower, and
     its share shows it. None where /proc/stat does not exist.
+    Entered more than once (the measured steps in turns), it sums its windows.
     """
 
     def __init__(self):
         self.share: Optional[float] = None
+        self._foreign = 0.0
+        self._capacity = 0.0
 
     def __enter__(self):
         self._start = (_busy_seconds(), _own_cpu_seconds(), time.perf_counter())
@@ -82,8 +85,9 @@ class Contention:
         busy1, own1, t1 = _busy_seconds(), _own_cpu_seconds(), time.perf_counter()
         cores = os.cpu_count() or 1
         if busy0 is not None and busy1 is not None and t1 > t0:
-            foreign = (busy1 - busy0) - (own1 - own0)
-            self.share = min(max(foreign / ((t1 - t0) * cores), 0.0), 1.0)
+            self._foreign += (busy1 - busy0) - (own1 - own0)
+            self._capacity += (t1 - t0) * cores
+            self.share = min(max(self._foreign / self._capacity, 0.0), 1.0)
         return False
 
 

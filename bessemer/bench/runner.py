@@ -24,6 +24,7 @@ worker's output (and the full traceback) goes to its log.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import sys
 import time
@@ -35,7 +36,7 @@ import torch
 from .. import zoo
 from ..fsutil import atomic_write_text
 from ..compiler import profile
-from . import fallbacks, measure
+from . import fallbacks, measure, turns
 
 PHASES = ("run", "warm", "memory")
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
@@ -186,11 +187,29 @@ def _run(job: dict, stage: _Stage) -> dict:
             losses.append(train_step(i))
         stage("measured steps")
         times = []
-        with measure.Contention() as contention:
-            for i in range(1 + job["warmup"], total_steps):
-                loss, dt = measure.timed(lambda: train_step(i), device)
-                losses.append(loss)
-                times.append(dt)
+        contention = measure.Contention()
+        next_step = iter(range(1 + job["warmup"], total_steps))
+
+        def measured_steps(n: int) -> None:
+            if job.get("turns"):
+                # A process that waited through the other modes' turns starts cold (its
+                # threads asleep, its data out of the caches): one untimed forward and
+                # backward, without an update, warms it up again. Every mode takes the
+                # same turns, so every mode runs the same extra passes.
+                forward_backward(batches[0])
+                opt.zero_grad(set_to_none=True)
+            with contention:
+                for i in itertools.islice(next_step, n):
+                    loss, dt = measure.timed(lambda: train_step(i), device)
+                    losses.append(loss)
+                    times.append(dt)
+
+        if job.get("turns"):
+            # the suite hands the measured steps out in turns, interleaved with the other
+            # modes of this model (turns.py)
+            turns.WorkerTurns(tuple(job["turns"])).serve(measured_steps)
+        else:
+            measured_steps(job["steps"])
         out["step_times"] = times
         out["foreign_cpu_share"] = contention.share
         if mode == "bessemer":

@@ -9,7 +9,10 @@ Triton's), empty at the start, and up to three worker processes:
   memory  peak step memory
 
 Workers run one after the other, never side by side, so they do not compete for
-the cores they are timed on.
+the cores they are timed on. The `run` workers of one model are alive together: each
+is started once the one before is set up, and their measured steps are handed out in
+turns, interleaved, so every mode is timed across the same stretches of the machine's
+drift (turns.py; `interleave=False` runs each in one block).
 """
 from __future__ import annotations
 
@@ -28,11 +31,16 @@ from typing import Callable, Optional
 import torch
 
 from .. import zoo
-from . import runner
+from . import runner, turns
 from .measure import matmul_peak, summarize
 
 # Modes that compile, and so have a warm start to measure.
 COMPILING = ("inductor", "bessemer")
+# Turns the measured steps are split into when the modes are interleaved (turns.py). More
+# turns follow the machine's drift more closely; each switch of process costs the next
+# step a refill of the caches, which every mode pays alike but which is noise on short
+# steps. Five turns (two steps each at the default ten) keep both small.
+TURNS = 5
 
 
 @dataclass
@@ -51,6 +59,7 @@ class Plan:
     timeout_s: float = 1800.0
     memory: bool = True
     warm: bool = True
+    interleave: bool = True
     command: str = ""
 
     def phases(self, mode: str) -> list[str]:
@@ -86,13 +95,20 @@ def run(plan: Plan, progress: Progress = Progress()) -> dict:
     with tempfile.TemporaryDirectory(prefix="bessemer-bench-") as work:
         for model in plan.models:
             model_rows = []
+            if plan.interleave:
+                runs = _runs_in_turns(plan, model, work, progress)
+            else:
+                runs = {}
             for mode in plan.modes:
                 caches = os.path.join(work, f"{_safe(model)}-{mode}")
                 results = {}
                 for phase in plan.phases(mode):
-                    progress.start(f"{model} · {mode} · {phase}")
-                    results[phase] = _run_worker(plan, model, mode, phase, caches, work)
-                    progress.advance()
+                    if phase == "run" and mode in runs:
+                        results[phase] = runs[mode]
+                    else:
+                        progress.start(f"{model} · {mode} · {phase}")
+                        results[phase] = _run_worker(plan, model, mode, phase, caches, work)
+                        progress.advance()
                     if phase == "run" and not results[phase].get("ok"):
                         for _ in plan.phases(mode)[1:]:
                             progress.advance()
@@ -135,40 +151,106 @@ def _worker_env(caches: str) -> dict:
     return env
 
 
-def _run_worker(plan: Plan, model: str, mode: str, phase: str, caches: str, work: str) -> dict:
+def _job(plan: Plan, model: str, mode: str, phase: str, work: str) -> tuple[dict, str, str]:
+    """(the job, the stem of its files, its cache folder)."""
     stem = os.path.join(work, f"{_safe(model)}-{mode}-{phase}")
     job = {"model": model, "scale": plan.scale, "batch": plan.batch, "seq": plan.seq, "image": plan.image,
            "mode": mode, "phase": phase, "dtype": plan.dtype, "device": plan.device, "seed": plan.seed,
            "steps": plan.steps, "warmup": plan.warmup,
            "params_path": os.path.join(work, f"{_safe(model)}-{mode}.params.pt") if phase == "run" else None}
+    return job, stem, os.path.join(work, f"{_safe(model)}-{mode}")
+
+
+def _run_worker(plan: Plan, model: str, mode: str, phase: str, caches: str, work: str) -> dict:
+    job, stem, caches = _job(plan, model, mode, phase, work)
     return spawn(job, stem, caches, plan.timeout_s)
 
 
 def spawn(job: dict, stem: str, caches: str, timeout_s: float) -> dict:
     """Run one worker process on `job` (written to STEM.job.json, its output to STEM.log) with
     the cache folders under `caches`, and return its result (a failure is a result too)."""
-    phase = job["phase"]
+    return _collect(_start(job, stem, caches), job, stem, timeout_s)
+
+
+def _start(job: dict, stem: str, caches: str, pass_fds: tuple = ()) -> subprocess.Popen:
     os.makedirs(caches, exist_ok=True)
     job["result_path"] = stem + ".result.json"
     runner.write_json(stem + ".job.json", job)
     with open(stem + ".log", "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "bessemer.bench.runner", stem + ".job.json"],
+        return subprocess.Popen([sys.executable, "-m", "bessemer.bench.runner", stem + ".job.json"],
                                 stdout=log, stderr=subprocess.STDOUT, env=_worker_env(caches),
-                                start_new_session=True)
-        try:
-            code = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            return {"ok": False, "stage": phase, "error": f"timed out after {timeout_s:.0f} s"}
-        except BaseException:
-            _kill(proc)
-            raise
+                                start_new_session=True, pass_fds=pass_fds)
+
+
+def _collect(proc: subprocess.Popen, job: dict, stem: str, timeout_s: float, timed_out: bool = False) -> dict:
+    """Wait for the worker (up to timeout_s; not at all if it already ran out of time) and
+    read its result."""
+    phase = job["phase"]
+    try:
+        if timed_out:
+            raise subprocess.TimeoutExpired(proc.args, timeout_s)
+        code = proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        return {"ok": False, "stage": phase, "error": f"timed out after {timeout_s:.0f} s"}
+    except BaseException:
+        _kill(proc)
+        raise
     try:
         with open(job["result_path"]) as f:
             return json.load(f)
     except (OSError, json.JSONDecodeError):
         return {"ok": False, "stage": phase,
                 "error": f"worker exited with code {code}: {_last_line(stem + '.log')}"}
+
+
+def _runs_in_turns(plan: Plan, model: str, work: str, progress: Progress) -> dict:
+    """The `run` workers of every mode of `model`, their measured steps interleaved
+    (turns.py). The workers start one at a time, each once the one before is set up and
+    warmed up, so no compile runs beside anything. {mode: result}."""
+    live: dict = {}    # mode -> (process, turns, job, stem), set up and waiting for turns
+    out: dict = {}
+
+    def drop(mode: str, timed_out: bool) -> None:
+        proc, t, job, stem = live.pop(mode)
+        t.close()
+        out[mode] = _collect(proc, job, stem, plan.timeout_s, timed_out)
+        progress.advance()
+
+    try:
+        for mode in plan.modes:
+            progress.start(f"{model} · {mode} · run: set-up")
+            t = turns.Turns()
+            job, stem, caches = _job(plan, model, mode, "run", work)
+            job["turns"] = list(t.child_fds)
+            try:
+                proc = _start(job, stem, caches, pass_fds=t.child_fds)
+            finally:
+                t.started()
+            live[mode] = (proc, t, job, stem)
+            try:
+                t.wait_ready(plan.timeout_s)
+            except (turns.Closed, turns.TurnTimeout) as e:
+                drop(mode, isinstance(e, turns.TurnTimeout))
+        if live:
+            progress.start(f"{model} · measured steps in turns: {', '.join(live)}")
+        for n in turns.split_steps(plan.steps, TURNS):
+            for mode in list(live):
+                try:
+                    live[mode][1].turn(n, plan.timeout_s)
+                except (turns.Closed, turns.TurnTimeout) as e:
+                    drop(mode, isinstance(e, turns.TurnTimeout))
+        for mode in list(live):
+            progress.start(f"{model} · {mode} · run: finish")
+            proc, t, job, stem = live.pop(mode)
+            t.finish()
+            out[mode] = _collect(proc, job, stem, plan.timeout_s)
+            progress.advance()
+    finally:
+        for proc, t, _, _ in live.values():
+            t.close()
+            _kill(proc)
+    return out
 
 
 def _kill(proc: subprocess.Popen) -> None:
