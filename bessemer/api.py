@@ -32,6 +32,9 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
     if not cfg.enabled:
         log.info("bessemer: compiler disabled by config; the model runs eagerly")
         return model
+    if cfg.pad_to_multiple_of is not None:
+        from . import padding
+        padding.check_model(model, cfg.pad_to_multiple_of)   # before anything is changed
     from .compiler.capture import make_backend
 
     backend = make_backend(cfg)
@@ -48,6 +51,9 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         if cfg.precision != "fp32":
             forward = _autocast(forward, model, _AUTOCAST_DTYPES[cfg.precision])
         compiled = torch.compile(forward, backend=backend, dynamic=cfg.dynamic)
+        if cfg.pad_to_multiple_of is not None:
+            # outside the compiled function: Dynamo sees the padded lengths only
+            compiled = padding.wrap(compiled, model, cfg.pad_to_multiple_of)
         compiled._bessemer_compiled = True
         compiled._bessemer_backend = backend.bessemer  # its .compiled: the graphs, for profiling
         model.forward = compiled

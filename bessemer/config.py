@@ -67,6 +67,11 @@ class TrainingCompilerConfig:
                  sizes; True symbolic from the start; False one static graph per shape.
                  A symbolic graph is specialized by bessemer per concrete shape at its
                  first call (compiler/specialize.py), never run eagerly
+    pad_to_multiple_of  None (default), or N: a compiled Hugging Face style model pads its
+                 sequence inputs to the next multiple of N (attention mask 0, labels
+                 -100) and cuts its sequence outputs back, so varying lengths share a
+                 few static graphs; offered only where the attention mask makes it
+                 exact (bessemer/padding.py)
     cache_size_limit   how many shapes one function may be compiled for before Dynamo
                  falls back to eager for new ones (bounded recompilation)
     graph_cache  keep the compiled forward/backward graphs under cache_dir/graphs, so a
@@ -89,6 +94,7 @@ class TrainingCompilerConfig:
     cuda_graphs: bool = False
     dynamic: Optional[bool] = None
     graph_cache: bool = True
+    pad_to_multiple_of: Optional[int] = None
 
     def __post_init__(self):
         for name in ("enabled", "debug", "compile_optimizer", "cuda_graphs", "graph_cache"):
@@ -111,6 +117,10 @@ class TrainingCompilerConfig:
         _choice("backend", self.backend, _BACKENDS)
         if self.dynamic not in (None, True, False):
             raise ValueError(f"TrainingCompilerConfig.dynamic must be None, True or False, got {self.dynamic!r}")
+        p = self.pad_to_multiple_of
+        if p is not None and (not isinstance(p, int) or isinstance(p, bool) or p < 1):
+            raise ValueError(f"TrainingCompilerConfig.pad_to_multiple_of must be None or an int >= 1 "
+                             f"(a sequence length multiple, such as 8 or 64), got {p!r}")
         if not isinstance(self.cache_size_limit, int) or isinstance(self.cache_size_limit, bool) \
                 or self.cache_size_limit < 1:
             raise ValueError(f"TrainingCompilerConfig.cache_size_limit must be an int >= 1, "
