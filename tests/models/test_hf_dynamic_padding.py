@@ -140,3 +140,33 @@ def test_trainer_with_per_batch_padding_compiles_twice_and_trains_as_eager(tmp_p
 def _initial(config):
     torch.manual_seed(0)
     return transformers.BertForSequenceClassification(config).state_dict()
+
+
+def test_trainer_with_per_batch_padding_and_length_buckets(tmp_path, kernel_cache):
+    """The same Trainer run with `pad_to_multiple_of=8`: the collator's lengths (many) fall
+    into two buckets, so the compiled graphs are those of two shapes, and the training
+    still equals the eager Trainer's."""
+    tokenizer = _tokenizer()
+    config = transformers.BertConfig(vocab_size=len(WORDS) + 2, hidden_size=32, num_hidden_layers=1,
+                                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=32,
+                                     num_labels=2, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                                     pad_token_id=0, problem_type="single_label_classification")
+    torch.manual_seed(0)
+    eager_model = transformers.BertForSequenceClassification(config)
+    compiled_model = copy.deepcopy(eager_model)
+    eager = _train(eager_model, tokenizer, tmp_path / "eager")
+
+    bessemer.compile(compiled_model, config=bessemer.TrainingCompilerConfig(
+        cache_dir=kernel_cache, fallback="error", pad_to_multiple_of=8))
+    compiled = _train(compiled_model, tokenizer, tmp_path / "compiled")
+
+    assert compiled.lengths == eager.lengths and len(set(eager.lengths)) >= 3   # what the collator made
+    buckets = {-(-n // 8) * 8 for n in eager.lengths}
+    graphs = compiled_model.forward._bessemer_backend.compiled
+    # a forward and a backward per bucket, each at most twice (static, then specialized
+    # from the symbolic graph)
+    assert len(graphs) <= 4 * len(buckets), ([g.name for g in graphs], buckets)
+    assert_losses_equal(torch.stack(compiled.losses), torch.stack(eager.losses))
+    es, cs = eager_model.state_dict(), compiled_model.state_dict()
+    for name, e in es.items():
+        assert_tensor_equal(cs[name], e, name)
