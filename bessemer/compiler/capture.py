@@ -121,12 +121,13 @@ class BessemerBackend:
             name = f"{kind}{gid}"
             if is_symbolic(example_inputs):
                 # sizes are symbols: one static compile per concrete shape, at its first call
-                return ShapeSpecialized(gm, lambda g, args, n: self._compile_static(g, args, kind, n, gid),
-                                        name, self.config.fallback)
+                return ShapeSpecialized(gm, lambda g, args, n, sizes=None: self._compile_static(
+                    g, args, kind, n, gid, sizes), name, self.config.fallback)
             return self._compile_static(gm, example_inputs, kind, name, gid)
         return compile_graph
 
-    def _compile_static(self, gm: torch.fx.GraphModule, example_inputs, kind: str, name: str, gid: int):
+    def _compile_static(self, gm: torch.fx.GraphModule, example_inputs, kind: str, name: str, gid: int,
+                        sizes=None):
         debug = self.config.resolved_debug_dir()
         if debug and int(os.environ.get("WORLD_SIZE", "1")) > 1:
             debug = os.path.join(debug, f"rank-{os.environ.get('RANK', '0')}")
@@ -136,7 +137,7 @@ class BessemerBackend:
         verify = os.environ.get(ENV_VERIFY) == "1"
         try:
             cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
-                          verify=verify).run(gm, example_inputs, self.config.fallback)
+                          verify=verify).run(gm, example_inputs, self.config.fallback, sizes)
         except Exception as e:  # noqa: BLE001 - any failure falls back to eager
             log.info("graph %s not compiled", name, extra={"bessemer_compile": {"event": "failed", "graph": name}})
             if self.config.fallback == "error" or (verify and isinstance(e, BuildError)):

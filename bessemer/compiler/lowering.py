@@ -589,7 +589,7 @@ class Lowerer:
     """Walks an ATen FX graph and builds the IR graph."""
 
     def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
-                 device: torch.device = torch.device("cpu")):
+                 device: torch.device = torch.device("cpu"), sizes: Optional["SizeBinding"] = None):
         self.gm = gm
         self.example_inputs = list(example_inputs)
         self.g = Graph()
@@ -597,13 +597,22 @@ class Lowerer:
         self.fallback = fallback
         self.device = device   # every tensor of the graph lives here: the kernels read it directly
         self.externs: list[str] = []
+        # A graph with symbolic sizes lowered at one concrete shape: every size symbol's
+        # value (specialize.py). The FX metadata then holds SymInts; meta() and the
+        # values of size expressions are read through it.
+        self.sizes = sizes
+        self._concrete_meta: dict[torch.fx.Node, Any] = {}
 
     # helpers for lowerings
     def meta(self, node: torch.fx.Node):
         v = node.meta.get("val")
         if v is None:
             v = node.meta.get("tensor_meta")
-        return v
+        if self.sizes is None:
+            return v
+        if node not in self._concrete_meta:
+            self._concrete_meta[node] = self.sizes.meta(v)
+        return self._concrete_meta[node]
 
     def dtype(self, node: torch.fx.Node) -> torch.dtype:
         v = self.meta(node)
@@ -661,6 +670,8 @@ class Lowerer:
     def _arg(self, a):
         if isinstance(a, torch.fx.Node):
             return self.env[a]
+        if self.sizes is not None and isinstance(a, _SYM_TYPES):
+            return self.sizes.value(a)
         if isinstance(a, (list, tuple)):
             return type(a)(self._arg(x) for x in a)
         if isinstance(a, dict):
@@ -673,6 +684,10 @@ class Lowerer:
             if isinstance(base, (tuple, list)):
                 return base[n.args[1]]
             raise Unsupported("getitem of a non-tuple")
+        if self.sizes is not None and isinstance(n.meta.get("val"), _SYM_TYPES):
+            # a size expression (sym_size, arithmetic on sizes, a size check): its value
+            # at this shape, a Python number
+            return self.sizes.value(n.meta["val"])
         args = self._arg(n.args)
         kwargs = self._arg(n.kwargs)
         fn = LOWERINGS.get(n.target)
@@ -691,7 +706,8 @@ class Lowerer:
             warnings.warn(f"bessemer: {n.target} has no lowering; it runs as an ATen call", stacklevel=2)
         val = self.meta(n)
         g = self.g
-        for m in (val if isinstance(val, (list, tuple)) else [val]):
+        raw = n.meta.get("val", val)   # the device as traced (meta() answers "meta" at concrete sizes)
+        for m in (raw if isinstance(raw, (list, tuple)) else [raw]):
             if isinstance(m, torch.Tensor) and m.device != self.device:
                 raise Unsupported(f"{n.target} returns a tensor on {m.device} in a graph on {self.device}")
         if isinstance(val, torch.Tensor):
@@ -741,6 +757,46 @@ _UNSUPPORTED_DTYPES = {getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2
                                                    "complex32") if hasattr(torch, n)}
 
 
+_SYM_TYPES = (torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
+class SizeBinding:
+    """The values of a symbolic graph's size symbols at one concrete shape: SymInts (and
+    SymFloats, SymBools) evaluated, and FX metadata turned into tensors of concrete sizes."""
+
+    def __init__(self, values: dict):
+        self.values = values   # sympy Symbol -> int
+
+    def value(self, x: Any) -> Any:
+        if not isinstance(x, _SYM_TYPES):
+            return x
+        v = x.node.expr.xreplace(self.values)
+        if getattr(v, "free_symbols", None):
+            raise Unsupported(f"size expression {x.node.expr} has symbols no input gives: {v.free_symbols}")
+        if isinstance(x, torch.SymBool):
+            return bool(v)
+        return int(v) if isinstance(x, torch.SymInt) else float(v)
+
+    def meta(self, v: Any) -> Any:
+        """`v` (an FX node's metadata value) at the concrete sizes: tensors become meta
+        tensors of the same dtype, sizes, strides and offset (answering .shape, .stride(),
+        .numel(), .is_contiguous() as the concrete graph would; their device is "meta", so
+        a device is read from the FX metadata itself), sizes become ints."""
+        if isinstance(v, (list, tuple)):
+            return type(v)(self.meta(x) for x in v)
+        if isinstance(v, torch.Tensor):
+            shape = [self.value(s) for s in v.shape]
+            stride = [self.value(s) for s in v.stride()]
+            offset = self.value(v.storage_offset())
+            span = 1 + offset + sum((n - 1) * st for n, st in zip(shape, stride) if n > 0)
+            if any(n == 0 for n in shape):
+                span = 1 + offset
+            base = torch.empty(span, dtype=v.dtype, device="meta")
+            t = base.as_strided(shape, stride, offset)
+            return t
+        return self.value(v)
+
+
 def lower(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
-          device: torch.device = torch.device("cpu")) -> Graph:
-    return Lowerer(gm, example_inputs, fallback, device).run()
+          device: torch.device = torch.device("cpu"), sizes: Optional[SizeBinding] = None) -> Graph:
+    return Lowerer(gm, example_inputs, fallback, device, sizes).run()

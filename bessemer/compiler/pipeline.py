@@ -102,12 +102,15 @@ class Pipeline:
         self.timings[key] = dt
         return out
 
-    def run(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn") -> CompiledGraph:
+    def run(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
+            sizes=None) -> CompiledGraph:
+        """Compile `gm` for `example_inputs`. `sizes` (a lowering.SizeBinding): `gm` has
+        symbolic sizes and is compiled at the concrete ones it gives."""
         device = backends.graph_device(example_inputs)
         backend = backends.select(self.backend_kind, device)
         if self.debug_dir:
             self._dump("aten_graph", gm.print_readable(print_output=False), "py")
-        g = self._timed("lower", lower, gm, example_inputs, fallback, device)
+        g = self._timed("lower", lower, gm, example_inputs, fallback, device, sizes)
         self._dump("lower", g.format())
         self._verify(verify_graph, g, "lower")
         for name, p in GRAPH_PASSES:

@@ -5,8 +5,11 @@ When Dynamo sees a second shape of a function (torch.compile's default
 and AOTAutograd hands the forward and backward graphs to bessemer with SymInt
 sizes. The kernel generator works on static shapes, so such a graph is
 specialized: at each call the concrete sizes of its arguments select a static
-version, traced again from the symbolic graph with those sizes (`make_fx`: the
-size expressions become numbers) and compiled through the usual pipeline. Dynamo
+version, compiled through the usual pipeline from the symbolic graph itself: the
+arguments give every size symbol its value (`size_binding`) and the lowering
+evaluates the size expressions with them. Where the arguments do not pin every
+symbol down, the graph is traced again at those sizes (`make_fx`, about as slow
+as the rest of the pipeline together) instead. Dynamo
 compiles the Python function at most twice (the first static shape, then the
 symbolic graph), and nothing runs eagerly.
 
@@ -23,6 +26,7 @@ import threading
 import warnings
 from typing import Any, Callable
 
+import sympy
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -55,6 +59,40 @@ def shape_key(args) -> tuple:
         else:
             key.append(type(a).__name__)
     return tuple(key)
+
+
+def size_binding(gm: torch.fx.GraphModule, args: list):
+    """The value of every size symbol of `gm` at the sizes of `args` (a lowering.SizeBinding),
+    read from the placeholders whose sizes are plain symbols and checked against every size
+    and stride of every argument; None when the arguments do not pin them all down."""
+    from .lowering import SizeBinding
+    values: dict = {}
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(args):
+        return None
+    pairs = []
+    for n, a in zip(placeholders, args):
+        v = n.meta.get("val")
+        if isinstance(v, torch.Tensor) and isinstance(a, torch.Tensor):
+            if v.dim() != a.dim():
+                return None
+            pairs += list(zip(v.shape, a.shape)) + list(zip(v.stride(), a.stride()))
+            pairs.append((v.storage_offset(), a.storage_offset()))
+        elif isinstance(v, torch.SymInt) and isinstance(a, int):
+            pairs.append((v, a))
+    for sym, real in pairs:
+        if isinstance(sym, torch.SymInt) and isinstance(sym.node.expr, sympy.Symbol):
+            if values.setdefault(sym.node.expr, real) != real:
+                return None
+    binding = SizeBinding(values)
+    try:
+        if any(binding.value(sym) != real for sym, real in pairs if isinstance(sym, torch.SymInt)):
+            return None
+        if any(int(sym) != real for sym, real in pairs if not isinstance(sym, torch.SymInt)):
+            return None
+    except Exception:  # noqa: BLE001 - an expression the arguments do not decide
+        return None
+    return binding
 
 
 def concrete_graph(gm: torch.fx.GraphModule, args: list) -> torch.fx.GraphModule:
@@ -96,7 +134,13 @@ class ShapeSpecialized:
                 return make_boxed_func(self.gm.forward)
             log.info("bessemer: specializing graph %s for shape %d: %s", self.name, len(self.compiled) + 1,
                      ", ".join(str(tuple(a.shape)) for a in args if isinstance(a, torch.Tensor))[:200])
-            static = concrete_graph(self.gm, args)
-            fn = self.compile_static(static, list(args), f"{self.name}.{len(self.compiled)}")
+            name = f"{self.name}.{len(self.compiled)}"
+            sizes = size_binding(self.gm, args)
+            if sizes is not None:
+                # lowered straight from the symbolic graph, its size expressions evaluated
+                fn = self.compile_static(self.gm, list(args), name, sizes)
+            else:
+                # sizes the arguments do not pin down: the graph traced again at these sizes
+                fn = self.compile_static(concrete_graph(self.gm, args), list(args), name)
             self.compiled[key] = fn
             return fn

@@ -47,8 +47,18 @@ def fresh_dynamo():
     torch._dynamo.reset()
 
 
+@pytest.mark.parametrize("path", ["binding", "retrace"])
 @pytest.mark.parametrize("dynamic", [None, True])
-def test_varying_batch_and_length_compile_twice_and_train_as_eager(tmp_path, dynamic):
+def test_varying_batch_and_length_compile_twice_and_train_as_eager(tmp_path, dynamic, path, monkeypatch):
+    """Both ways a shape is specialized: the symbolic graph lowered with its size symbols
+    bound to the arguments' sizes (the usual one: never traced again), and traced again
+    at the concrete sizes (when the arguments do not pin every symbol down)."""
+    if path == "binding":
+        def no_retrace(*a):
+            raise AssertionError("the symbolic graph was traced again")
+        monkeypatch.setattr(specialize, "concrete_graph", no_retrace)
+    else:
+        monkeypatch.setattr(specialize, "size_binding", lambda gm, args: None)
     torch.manual_seed(0)
     model = HeadsModel()
     ref = copy.deepcopy(model)
@@ -117,3 +127,19 @@ def test_specializations_are_bounded(tmp_path, monkeypatch):
 def test_dynamic_field_is_checked():
     with pytest.raises(ValueError, match="dynamic"):
         TrainingCompilerConfig(dynamic="yes")
+
+
+def test_size_binding_reads_the_symbols_and_refuses_what_it_cannot_pin():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def f(x, y):
+        return (x.reshape(-1) * 2).sum() + y.sum()
+
+    gm = make_fx(f, tracing_mode="symbolic")(torch.randn(3, 4), torch.randn(5))
+    b = specialize.size_binding(gm, [torch.randn(6, 4), torch.randn(7)])
+    assert b is not None and sorted(b.values.values()) == [4, 6, 7]
+    # the same symbol bound to two different sizes cannot be right
+    gm2 = make_fx(lambda x, y: x + y, tracing_mode="symbolic")(torch.randn(3), torch.randn(3))
+    assert specialize.size_binding(gm2, [torch.randn(3), torch.randn(4)]) is None
+    # a wrong number of arguments is no binding either
+    assert specialize.size_binding(gm, [torch.randn(6, 4)]) is None
