@@ -36,7 +36,7 @@ bench: $(STAMP)
 	$(BIN)/bessemer bench
 
 tested-models: $(STAMP)
-	$(BIN)/bessemer bench all --scale small --steps 5 --warmup 2 --page docs/tested-models.md --readme README.md
+	$(BIN)/bessemer bench all --scale small --steps 10 --warmup 2 --page docs/tested-models.md --readme README.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info
