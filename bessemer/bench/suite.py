@@ -100,14 +100,13 @@ def run(plan: Plan, progress: Progress = Progress()) -> dict:
             else:
                 runs = {}
             for mode in plan.modes:
-                caches = os.path.join(work, f"{_safe(model)}-{mode}")
                 results = {}
                 for phase in plan.phases(mode):
                     if phase == "run" and mode in runs:
                         results[phase] = runs[mode]
                     else:
                         progress.start(f"{model} · {mode} · {phase}")
-                        results[phase] = _run_worker(plan, model, mode, phase, caches, work)
+                        results[phase] = _run_worker(plan, model, mode, phase, work)
                         progress.advance()
                     if phase == "run" and not results[phase].get("ok"):
                         for _ in plan.phases(mode)[1:]:
@@ -161,7 +160,7 @@ def _job(plan: Plan, model: str, mode: str, phase: str, work: str) -> tuple[dict
     return job, stem, os.path.join(work, f"{_safe(model)}-{mode}")
 
 
-def _run_worker(plan: Plan, model: str, mode: str, phase: str, caches: str, work: str) -> dict:
+def _run_worker(plan: Plan, model: str, mode: str, phase: str, work: str) -> dict:
     job, stem, caches = _job(plan, model, mode, phase, work)
     return spawn(job, stem, caches, plan.timeout_s)
 

@@ -12,6 +12,7 @@ from torch._dynamo.utils import counters
 
 import bessemer
 from bessemer.compiler import specialize
+from bessemer.compiler.codegen import backends
 from bessemer.compiler.capture import make_backend
 from bessemer.config import TrainingCompilerConfig
 
@@ -143,3 +144,30 @@ def test_size_binding_reads_the_symbols_and_refuses_what_it_cannot_pin():
     assert specialize.size_binding(gm2, [torch.randn(3), torch.randn(4)]) is None
     # a wrong number of arguments is no binding either
     assert specialize.size_binding(gm, [torch.randn(6, 4)]) is None
+
+
+@pytest.mark.skipif(not backends.triton_interpreting(), reason="runs CPU tensors through Triton's interpreter")
+def test_triton_kernels_of_a_symbolic_graph_train_as_eager(tmp_path, monkeypatch):
+    """The Triton backend (under the interpreter) serves a symbolic graph's shapes too,
+    each lowered from the symbolic graph with its sizes bound."""
+    def no_retrace(*a):
+        raise AssertionError("the symbolic graph was traced again")
+    monkeypatch.setattr(specialize, "concrete_graph", no_retrace)
+    torch.manual_seed(0)
+    model = HeadsModel()
+    ref = copy.deepcopy(model)
+    backend = make_backend(TrainingCompilerConfig(cache_dir=str(tmp_path / "cache"), fallback="error",
+                                                  backend="triton"))
+    compiled = torch.compile(model, backend=backend, dynamic=True)
+    for i, (b, t) in enumerate([(2, 5), (3, 7), (2, 6)]):
+        g = torch.Generator().manual_seed(i)
+        x = torch.randn(b, t, 16, generator=g)
+        for m in (compiled, ref):
+            m.zero_grad()
+            (m(x) ** 2).mean().backward()
+        torch.testing.assert_close(compiled(x), ref(x), rtol=1e-5, atol=1e-6)
+        for p, q in zip(model.parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6)
+    names = [cg.name for cg in backend.bessemer.compiled]
+    assert names and all("." in n for n in names) and all(cg.backend == "triton"
+                                                           for cg in backend.bessemer.compiled), names
