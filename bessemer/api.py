@@ -50,7 +50,7 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         forward = model.forward
         if cfg.precision != "fp32":
             forward = _autocast(forward, model, _AUTOCAST_DTYPES[cfg.precision])
-        compiled = torch.compile(forward, backend=backend, dynamic=cfg.dynamic)
+        compiled = _torch_compile(forward, backend, cfg)
         if cfg.pad_to_multiple_of is not None:
             # outside the compiled function: Dynamo sees the padded lengths only
             compiled = padding.wrap(compiled, model, cfg.pad_to_multiple_of)
@@ -59,8 +59,26 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         model.forward = compiled
         return model
     if callable(model):
-        return torch.compile(model, backend=backend, dynamic=cfg.dynamic)
+        return _torch_compile(model, backend, cfg)
     raise ValueError(f"bessemer.compile expects an nn.Module or a function, got {type(model).__name__}")
+
+
+def _torch_compile(fn, backend, cfg: TrainingCompilerConfig):
+    """torch.compile with bessemer's backend, without torch's experimental Dynamo cache
+    (TORCH_CACHING_PRECOMPILE=1): its entries are keyed by the function's name and line
+    alone, so it would install graphs compiled under another config, and it cannot load
+    bessemer's graphs outside a bessemer compile. bessemer's graph cache serves warm starts."""
+    if not torch._dynamo.config.caching_precompile:
+        return torch.compile(fn, backend=backend, dynamic=cfg.dynamic)
+    if not _warned_precompile:
+        _warned_precompile.append(True)
+        log.warning("bessemer: TORCH_CACHING_PRECOMPILE is set; torch's experimental Dynamo cache is not "
+                    "used for bessemer-compiled functions (bessemer's graph cache keeps their graphs)")
+    with torch._dynamo.config.patch(caching_precompile=False):
+        return torch.compile(fn, backend=backend, dynamic=cfg.dynamic)
+
+
+_warned_precompile: list = []
 
 
 _AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}

@@ -213,3 +213,35 @@ def test_the_key_tells_aliased_inputs_and_storage_offsets_apart():
     assert graph_cache._key(gm, [torch.randn(4), torch.randn(4)], cfg)[0] == separate
     assert graph_cache._key(gm, [base[:4], base[4:]], cfg)[0] != separate    # one storage, offset 4
     assert graph_cache._key(gm, [base[:4], base[:4]], cfg)[0] != separate   # same metadata, one storage
+
+
+PRECOMPILE_SCRIPT = textwrap.dedent("""
+    import copy, sys, torch
+    import bessemer
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4))
+    ref = copy.deepcopy(model)
+    x = torch.randn(5, 8)
+    bessemer.compile(model, fallback="error", memory_budget=float(sys.argv[1]))
+    model(x).square().mean().backward()
+    ref(x).square().mean().backward()
+    for p, q in zip(model.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad)
+    torch.compiler.save_cache_artifacts()
+    print("OK")
+""")
+
+
+def test_torch_caching_precompile_is_left_out_with_a_notice(tmp_path):
+    """TORCH_CACHING_PRECOMPILE=1 (torch's experimental Dynamo cache, keyed by a function's
+    name and line only) would install graphs stored under another config; bessemer compiles
+    without it, says so once, and a second process (another config too) trains as eager."""
+    script = tmp_path / "pc.py"
+    script.write_text(PRECOMPILE_SCRIPT)
+    env = dict(os.environ, TORCH_CACHING_PRECOMPILE="1", BESSEMER_GRAPH_CACHE="1",
+               BESSEMER_CACHE_DIR=str(tmp_path / "b"), TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "i"))
+    for budget in ("1.0", "1.0", "0.5"):
+        p = subprocess.run([sys.executable, str(script), budget], capture_output=True, text=True, env=env,
+                           timeout=600)
+        assert p.returncode == 0 and "OK" in p.stdout, p.stderr[-3000:]
+        assert "torch's experimental Dynamo cache is not used" in p.stderr
