@@ -90,6 +90,10 @@ def size_binding(gm: torch.fx.GraphModule, args: list):
             return None
         if any(int(sym) != real for sym, real in pairs if not isinstance(sym, torch.SymInt)):
             return None
+        # every size in the graph must follow from them (not so for a size read from data,
+        # such as item()'s): evaluating the metadata at the bound sizes is what lowering does
+        for n in gm.graph.nodes:
+            binding.meta(n.meta.get("val"))
     except Exception:  # noqa: BLE001 - an expression the arguments do not decide
         return None
     return binding
