@@ -126,23 +126,21 @@ def wrap(forward: Callable, model: torch.nn.Module, multiple: int) -> Callable:
 
 def _lengths(kwargs: dict, enc_dec: bool):
     """(encoder length, decoder length or None), or None when there is no sequence input."""
-    enc = None
-    for name in ("input_ids", "inputs_embeds"):
-        t = kwargs.get(name)
-        if isinstance(t, torch.Tensor) and t.dim() >= 2:
-            enc = t.shape[1]
-            break
+    enc = _seq_length(kwargs, ("input_ids", "inputs_embeds"))
     if enc is None:
         return None
-    dec = None
-    for name in ("decoder_input_ids", "decoder_inputs_embeds"):
+    # an encoder-decoder given only labels makes its decoder inputs from them
+    dec = _seq_length(kwargs, ("decoder_input_ids", "decoder_inputs_embeds") + (("labels",) if enc_dec else ()))
+    return enc, dec
+
+
+def _seq_length(kwargs: dict, names: tuple):
+    """Dimension 1 of the first of `names` given with a sequence dimension, or None."""
+    for name in names:
         t = kwargs.get(name)
         if isinstance(t, torch.Tensor) and t.dim() >= 2:
-            dec = t.shape[1]
-            break
-    if dec is None and enc_dec and isinstance(kwargs.get("labels"), torch.Tensor) and kwargs["labels"].dim() >= 2:
-        dec = kwargs["labels"].shape[1]   # an encoder-decoder that makes its decoder inputs from labels
-    return enc, dec
+            return t.shape[1]
+    return None
 
 
 def _up(n: int, multiple: int) -> int:
