@@ -112,9 +112,9 @@ def wrap(forward: Callable, model: torch.nn.Module, multiple: int) -> Callable:
             if not isinstance(t, torch.Tensor) or t.dim() < 2:
                 continue
             side = "dec" if (name in _DECODER or (name == "labels" and dec is not None)) else "enc"
-            real, padded = targets[side]
-            if t.shape[1] != real:
-                continue
+            if targets[side] is None or t.shape[1] != targets[side][0]:
+                continue   # not of a sequence length this call has: left as given
+            padded = targets[side][1]
             value = pad_token if how == "pad" else how
             kwargs[name] = _pad(t, padded, value)
         out = forward(**kwargs)

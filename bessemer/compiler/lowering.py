@@ -601,18 +601,12 @@ class Lowerer:
         # value (specialize.py). The FX metadata then holds SymInts; meta() and the
         # values of size expressions are read through it.
         self.sizes = sizes
-        self._concrete_meta: dict[torch.fx.Node, Any] = {}
 
     # helpers for lowerings
     def meta(self, node: torch.fx.Node):
-        v = node.meta.get("val")
-        if v is None:
-            v = node.meta.get("tensor_meta")
-        if self.sizes is None:
-            return v
-        if node not in self._concrete_meta:
-            self._concrete_meta[node] = self.sizes.meta(v)
-        return self._concrete_meta[node]
+        if self.sizes is not None:
+            return self.sizes.node_meta(node)
+        return _node_meta(node)
 
     def dtype(self, node: torch.fx.Node) -> torch.dtype:
         v = self.meta(node)
@@ -766,6 +760,13 @@ class SizeBinding:
 
     def __init__(self, values: dict):
         self.values = values   # sympy Symbol -> int
+        self._nodes: dict = {}   # FX node -> its metadata at these sizes
+
+    def node_meta(self, node: torch.fx.Node) -> Any:
+        """An FX node's metadata at these sizes (computed once per node)."""
+        if node not in self._nodes:
+            self._nodes[node] = self.meta(_node_meta(node))
+        return self._nodes[node]
 
     def value(self, x: Any) -> Any:
         if not isinstance(x, _SYM_TYPES):
@@ -791,10 +792,13 @@ class SizeBinding:
             span = 1 + offset + sum((n - 1) * st for n, st in zip(shape, stride) if n > 0)
             if any(n == 0 for n in shape):
                 span = 1 + offset
-            base = torch.empty(span, dtype=v.dtype, device="meta")
-            t = base.as_strided(shape, stride, offset)
-            return t
+            return torch.empty(span, dtype=v.dtype, device="meta").as_strided(shape, stride, offset)
         return self.value(v)
+
+
+def _node_meta(node: torch.fx.Node) -> Any:
+    v = node.meta.get("val")
+    return node.meta.get("tensor_meta") if v is None else v
 
 
 def lower(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",

@@ -93,7 +93,7 @@ def size_binding(gm: torch.fx.GraphModule, args: list):
         # every size in the graph must follow from them (not so for a size read from data,
         # such as item()'s): evaluating the metadata at the bound sizes is what lowering does
         for n in gm.graph.nodes:
-            binding.meta(n.meta.get("val"))
+            binding.node_meta(n)   # kept: the lowering reads the same
     except Exception:  # noqa: BLE001 - an expression the arguments do not decide
         return None
     return binding
