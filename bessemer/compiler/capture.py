@@ -121,13 +121,14 @@ class BessemerBackend:
             name = f"{kind}{gid}"
             if is_symbolic(example_inputs):
                 # sizes are symbols: one static compile per concrete shape, at its first call
-                return ShapeSpecialized(gm, lambda g, args, n, sizes=None: self._compile_static(
-                    g, args, kind, n, gid, sizes), name, self.config.fallback)
+                return ShapeSpecialized(gm, lambda g, args, n, sizes=None, strict=False: self._compile_static(
+                    g, args, kind, n, gid, sizes, strict), name, self.config.fallback,
+                    strict=os.environ.get(ENV_VERIFY) == "1")
             return self._compile_static(gm, example_inputs, kind, name, gid)
         return compile_graph
 
     def _compile_static(self, gm: torch.fx.GraphModule, example_inputs, kind: str, name: str, gid: int,
-                        sizes=None):
+                        sizes=None, strict: bool = False):
         debug = self.config.resolved_debug_dir()
         if debug and int(os.environ.get("WORLD_SIZE", "1")) > 1:
             debug = os.path.join(debug, f"rank-{os.environ.get('RANK', '0')}")
@@ -140,6 +141,8 @@ class BessemerBackend:
                           verify=verify).run(gm, example_inputs, self.config.fallback, sizes)
         except Exception as e:  # noqa: BLE001 - any failure falls back to eager
             log.info("graph %s not compiled", name, extra={"bessemer_compile": {"event": "failed", "graph": name}})
+            if strict:
+                raise   # the caller compiles another way (symbolic sizes -> one shape)
             if self.config.fallback == "error" or (verify and isinstance(e, BuildError)):
                 # under verification (the tests) generated code that does not build is
                 # a compiler bug, whatever the fallback setting

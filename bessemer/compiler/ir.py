@@ -26,6 +26,8 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
+from .symbolic import Dim
+
 Shape = tuple[int, ...]
 
 # The pointwise and reduction ops and what every pass needs to know of them.
@@ -115,7 +117,8 @@ class Graph:
 
     def reinterpret(self, base: Node, shape: Shape, strides, offset: int, what: str) -> Node:
         return self.add(Node("reinterpret", [base], tuple(shape), base.dtype,
-                             {"strides": tuple(strides), "offset": int(offset), "what": what}))
+                             {"strides": tuple(strides), "offset": offset if isinstance(offset, Dim) else int(offset),
+                              "what": what}))
 
     def reduce(self, op: str, x: Node, dims: Sequence[int], keepdim: bool, dtype: torch.dtype) -> Node:
         dims = tuple(sorted(d % max(len(x.shape), 1) for d in dims)) if x.shape else ()
@@ -248,6 +251,8 @@ def _map_nodes(x, fn):
 
 
 def _py(value: Any, dtype: torch.dtype) -> Any:
+    if isinstance(value, Dim) and dtype != torch.bool:
+        return value   # a size as a value: the renderers convert it to the dtype at run time
     if isinstance(value, torch.Tensor):
         value = value.item()
     if dtype == torch.bool:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 import torch.fx
 
+from . import symbolic as symbolic_mod
 from .ir import Graph, Node
 from .ops import returns_bool
 from .views import Unsupported, broadcast, contiguous_strides, permute, reshape, select, slice_
@@ -71,11 +72,27 @@ def _shape_of(x) -> tuple:
     return x.shape if is_node(x) else ()
 
 
+def broadcast_shapes(*shapes) -> tuple:
+    """numpy broadcasting of shapes (sizes may be symbolic: each size-1 test is a decision)."""
+    rank = max((len(s) for s in shapes), default=0)
+    out: list = [1] * rank
+    for s in shapes:
+        for i, n in enumerate(s):
+            j = rank - len(s) + i
+            if n == 1:
+                continue
+            if out[j] == 1:
+                out[j] = n
+            elif out[j] != n:
+                raise Unsupported(f"shapes {shapes} do not broadcast")
+    return tuple(out)
+
+
 def pointwise(g: Graph, op: str, args: Sequence[Any], out_dtype: torch.dtype,
               compute: Optional[torch.dtype] = None) -> Node:
     """An elementwise op with broadcasting; args are cast to the compute dtype."""
     compute = compute or out_dtype
-    shape = tuple(torch.broadcast_shapes(*[_shape_of(a) for a in args]))
+    shape = broadcast_shapes(*[_shape_of(a) for a in args])
     nodes = [as_node(g, a, shape, compute) for a in args]
     result = torch.bool if returns_bool(op) else compute
     return g.cast(g.pointwise(op, nodes, result), out_dtype)
@@ -243,7 +260,7 @@ def _rsub(L, node, a, b, alpha=1):
 def _where(L, node, c, a, b):
     out = L.dtype(node)
     g = L.g
-    shape = tuple(torch.broadcast_shapes(_shape_of(c), _shape_of(a), _shape_of(b)))
+    shape = broadcast_shapes(_shape_of(c), _shape_of(a), _shape_of(b))
     cn = as_node(g, c, shape, torch.bool)
     return g.cast(g.pointwise("where", [cn, as_node(g, a, shape, out), as_node(g, b, shape, out)], out), out)
 
@@ -490,7 +507,7 @@ def _mean(L, node, x, dims=None, keepdim=False, dtype=None):
     out = L.dtype(node)
     s = reduce(L.g, "sum", x, dims, keepdim, out)
     n = max(x.numel() // max(s.numel(), 1), 1)
-    return pointwise(L.g, "div", [s, float(n)], out)
+    return pointwise(L.g, "div", [s, _as_float(n)], out)
 
 
 @lowers(aten.amax.default, aten.amin.default)
@@ -501,6 +518,11 @@ def _amax(L, node, x, dims=(), keepdim=False):
 @lowers(aten.any.dim, aten.any.dims, aten.any.default)
 def _any(L, node, x, dims=None, keepdim=False):
     return reduce(L.g, "any", x, dims, keepdim, torch.bool)
+
+
+def _as_float(n):
+    """A count as a float scalar; a symbolic count stays a size (converted where it is used)."""
+    return n if isinstance(n, symbolic_mod.Dim) else float(n)
 
 
 def _var(L, x, dims, correction, keepdim, out):
@@ -521,11 +543,11 @@ def _var(L, x, dims, correction, keepdim, out):
         for dim in dims:
             shift = slice_(g, shift, dim, 0, 1, 1)
         xs = pointwise(g, "sub", [xs, shift], out)
-    mean_k = pointwise(g, "div", [reduce(g, "sum", xs, dims, True, out), float(n)], out)
+    mean_k = pointwise(g, "div", [reduce(g, "sum", xs, dims, True, out), _as_float(n)], out)
     d = pointwise(g, "sub", [xs, mean_k], out)
     ss = reduce(g, "sum", pointwise(g, "mul", [d, d], out), dims, keepdim, out)
     denom = max(n - (1 if correction is None else correction), 0)
-    var = pointwise(g, "div", [ss, float(denom)], out)
+    var = pointwise(g, "div", [ss, _as_float(denom)], out)
     if shift is not None:
         mean_k = pointwise(g, "add", [mean_k, shift], out)
     mean = mean_k if keepdim else reshape(g, mean_k, var.shape)
@@ -616,7 +638,7 @@ class Lowerer:
 
     def shape(self, node: torch.fx.Node) -> tuple:
         v = self.meta(node)
-        return tuple(int(s) for s in v.shape)
+        return tuple(s if isinstance(s, symbolic_mod.Dim) else int(s) for s in v.shape)
 
     def copy(self, x: Node) -> Node:
         """A fresh value equal to x (the fusion pass decides whether it is materialized)."""
@@ -636,7 +658,10 @@ class Lowerer:
             elif isinstance(ex, torch.Tensor):
                 if ex.device != self.device:
                     raise Unsupported(f"input {i} is on {ex.device}, the graph runs on {self.device}")
-                self.env[n] = self.g.input(tuple(ex.shape), ex.dtype, tuple(ex.stride()), name=f"arg{i}")
+                m = self.meta(n) if self.sizes is not None and self.sizes.symbolic else ex
+                self.env[n] = self.g.input(tuple(m.shape), ex.dtype, tuple(m.stride()), name=f"arg{i}")
+            elif self.sizes is not None and self.sizes.symbolic and isinstance(n.meta.get("val"), _SYM_TYPES):
+                self.env[n] = self.sizes.value(n.meta["val"])   # a size symbol as an argument
             else:
                 self.env[n] = ex  # a Python scalar input
         for n in self.gm.graph.nodes:
@@ -704,7 +729,7 @@ class Lowerer:
         for m in (raw if isinstance(raw, (list, tuple)) else [raw]):
             if isinstance(m, torch.Tensor) and m.device != self.device:
                 raise Unsupported(f"{n.target} returns a tensor on {m.device} in a graph on {self.device}")
-        if isinstance(val, torch.Tensor):
+        if isinstance(val, TENSOR_META):
             return g.extern(n.target, list(args), dict(kwargs), tuple(val.shape), val.dtype, tuple(val.stride()))
         if val is None and isinstance(n.target, torch._ops.OpOverload) and not n.target._schema.returns:
             # an op run for its effect only, such as the range check of one_hot
@@ -714,10 +739,10 @@ class Lowerer:
         if isinstance(val, (list, tuple)):
             metas = list(val)
             e = g.extern(n.target, list(args), dict(kwargs), (), torch.float32, None, n_outputs=len(metas),
-                         out_meta=[(tuple(m.shape), m.dtype, tuple(m.stride())) if isinstance(m, torch.Tensor)
+                         out_meta=[(tuple(m.shape), m.dtype, tuple(m.stride())) if isinstance(m, TENSOR_META)
                                    else None for m in metas])
             return tuple(g.getitem(e, i, tuple(m.shape), m.dtype, tuple(m.stride()))
-                         if isinstance(m, torch.Tensor) else None for i, m in enumerate(metas))
+                         if isinstance(m, TENSOR_META) else None for i, m in enumerate(metas))
         raise Unsupported(f"{n.target} returns {type(val).__name__}")
 
 
@@ -756,10 +781,18 @@ _SYM_TYPES = (torch.SymInt, torch.SymFloat, torch.SymBool)
 
 class SizeBinding:
     """The values of a symbolic graph's size symbols at one concrete shape: SymInts (and
-    SymFloats, SymBools) evaluated, and FX metadata turned into tensors of concrete sizes."""
+    SymFloats, SymBools) evaluated, and FX metadata turned into tensors of concrete sizes.
 
-    def __init__(self, values: dict):
+    With `symbolic`, sizes stay expressions (symbolic.Dim: a polynomial over the
+    symbols with its value here as the hint) and metadata becomes SymMeta, so the
+    graph is lowered once for every shape its decisions hold for."""
+
+    def __init__(self, values: dict, symbolic: bool = False, sources: Optional[dict] = None):
         self.values = values   # sympy Symbol -> int
+        self.symbolic = symbolic
+        # our symbol name -> where the wrapper reads it: (placeholder index, "size"|"stride"|"offset"|"int", dim)
+        self.sources = sources or {}
+        self.names = {symbolic_mod.symbol_name(k): v for k, v in values.items()} if symbolic else {}
         self._nodes: dict = {}   # FX node -> its metadata at these sizes
 
     def node_meta(self, node: torch.fx.Node) -> Any:
@@ -774,6 +807,15 @@ class SizeBinding:
         v = x.node.expr.xreplace(self.values)
         if getattr(v, "free_symbols", None):
             raise Unsupported(f"size expression {x.node.expr} has symbols no input gives: {v.free_symbols}")
+        if self.symbolic and isinstance(x, torch.SymInt):
+            return symbolic_mod.from_sympy(x.node.expr, self.names, self.values)
+        if self.symbolic:
+            # a float or a truth value computed from sizes: pinned to this shape
+            g = symbolic_mod._active()
+            for s in x.node.expr.free_symbols:
+                name = symbolic_mod.symbol_name(s)
+                if g is not None:
+                    g.add({(name,): 1, (): -self.names[name]}, "==", True, f"{type(x).__name__} {x.node.expr}")
         if isinstance(x, torch.SymBool):
             return bool(v)
         return int(v) if isinstance(x, torch.SymInt) else float(v)
@@ -789,11 +831,43 @@ class SizeBinding:
             shape = [self.value(s) for s in v.shape]
             stride = [self.value(s) for s in v.stride()]
             offset = self.value(v.storage_offset())
+            if self.symbolic:
+                return SymMeta(tuple(shape), tuple(stride), offset, v.dtype)
             span = 1 + offset + sum((n - 1) * st for n, st in zip(shape, stride) if n > 0)
             if any(n == 0 for n in shape):
                 span = 1 + offset
             return torch.empty(span, dtype=v.dtype, device="meta").as_strided(shape, stride, offset)
         return self.value(v)
+
+
+class SymMeta:
+    """A tensor's metadata with symbolic sizes (what lowerings read of FX metadata)."""
+
+    device = torch.device("meta")
+
+    def __init__(self, shape: tuple, stride: tuple, offset, dtype: torch.dtype):
+        self.shape, self._stride, self._offset, self.dtype = shape, stride, offset, dtype
+
+    def size(self, d=None):
+        return self.shape if d is None else self.shape[d]
+
+    def stride(self, d=None):
+        return self._stride if d is None else self._stride[d]
+
+    def storage_offset(self):
+        return self._offset
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def numel(self):
+        return math.prod(self.shape)
+
+    def is_contiguous(self) -> bool:
+        return all(st == c for n, st, c in zip(self.shape, self._stride, contiguous_strides(self.shape)) if n != 1)
+
+
+TENSOR_META = (torch.Tensor, SymMeta)
 
 
 def _node_meta(node: torch.fx.Node) -> Any:

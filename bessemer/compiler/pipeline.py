@@ -29,6 +29,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
+from . import symbolic
 from . import ir, runtime
 from .codegen import backends
 from .codegen.wrapper import write_wrapper
@@ -88,7 +89,8 @@ class Pipeline:
 
     def _verify(self, check, what, where: str) -> None:
         if self.verify:
-            self._timed("verify", check, what, where)
+            with symbolic.recording(None):   # checks, not decisions: no guards on symbolic sizes
+                self._timed("verify", check, what, where)
 
     def _timed(self, label: str, fn, *args):
         t0 = time.perf_counter()
@@ -132,7 +134,9 @@ class Pipeline:
         for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
             ex = example_inputs[i] if i < len(example_inputs) else None
             placeholders.append(f"arg{i}" if isinstance(ex, torch.Tensor) else f"_unused{i}")
-        wrapper, consts = self._timed("wrapper", write_wrapper, sched, plan, kernels, backend, placeholders)
+        sources = sizes.sources if sizes is not None and sizes.symbolic else None
+        wrapper, consts = self._timed("wrapper", write_wrapper, sched, plan, kernels, backend, placeholders,
+                                      sources)
         fn = self._timed("load", runtime.load, wrapper, consts, built, device)
         self._dump("wrapper", wrapper, "py")
         n_k = len(sched.kernels)

@@ -24,10 +24,12 @@ from __future__ import annotations
 import logging
 import threading
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import sympy
 import torch
+
+from . import symbolic
 from torch.fx.experimental.proxy_tensor import make_fx
 
 log = logging.getLogger("bessemer")
@@ -61,7 +63,7 @@ def shape_key(args) -> tuple:
     return tuple(key)
 
 
-def size_binding(gm: torch.fx.GraphModule, args: list):
+def size_binding(gm: torch.fx.GraphModule, args: list, check_nodes: bool = True):
     """The value of every size symbol of `gm` at the sizes of `args` (a lowering.SizeBinding),
     read from the placeholders whose sizes are plain symbols and checked against every size
     and stride of every argument; None when the arguments do not pin them all down."""
@@ -71,20 +73,26 @@ def size_binding(gm: torch.fx.GraphModule, args: list):
     if len(placeholders) != len(args):
         return None
     pairs = []
-    for n, a in zip(placeholders, args):
+    where = []   # (placeholder index, "size" | "stride" | "offset" | "int", dim) of each pair
+    for i, (n, a) in enumerate(zip(placeholders, args)):
         v = n.meta.get("val")
         if isinstance(v, torch.Tensor) and isinstance(a, torch.Tensor):
             if v.dim() != a.dim():
                 return None
             pairs += list(zip(v.shape, a.shape)) + list(zip(v.stride(), a.stride()))
+            where += [(i, "size", d) for d in range(a.dim())] + [(i, "stride", d) for d in range(a.dim())]
             pairs.append((v.storage_offset(), a.storage_offset()))
+            where.append((i, "offset", 0))
         elif isinstance(v, torch.SymInt) and isinstance(a, int):
             pairs.append((v, a))
-    for sym, real in pairs:
+            where.append((i, "int", 0))
+    sources = {}
+    for (sym, real), src in zip(pairs, where):
         if isinstance(sym, torch.SymInt) and isinstance(sym.node.expr, sympy.Symbol):
             if values.setdefault(sym.node.expr, real) != real:
                 return None
-    binding = SizeBinding(values)
+            sources.setdefault(sym.node.expr, src)
+    binding = SizeBinding(values, sources=sources)
     try:
         if any(binding.value(sym) != real for sym, real in pairs if isinstance(sym, torch.SymInt)):
             return None
@@ -92,8 +100,9 @@ def size_binding(gm: torch.fx.GraphModule, args: list):
             return None
         # every size in the graph must follow from them (not so for a size read from data,
         # such as item()'s): evaluating the metadata at the bound sizes is what lowering does
-        for n in gm.graph.nodes:
-            binding.node_meta(n)   # kept: the lowering reads the same
+        if check_nodes:
+            for n in gm.graph.nodes:
+                binding.node_meta(n)   # kept: the lowering reads the same
     except Exception:  # noqa: BLE001 - an expression the arguments do not decide
         return None
     return binding
@@ -105,12 +114,18 @@ def concrete_graph(gm: torch.fx.GraphModule, args: list) -> torch.fx.GraphModule
 
 
 class ShapeSpecialized:
-    """A symbolic graph's callable (boxed): one static compile per concrete shape."""
+    """A symbolic graph's callable (boxed): compiled once for every region of shapes
+    that makes the same decisions (symbolic sizes), or once per concrete shape where
+    the graph cannot be compiled with symbolic sizes."""
 
-    def __init__(self, gm: torch.fx.GraphModule, compile_static: Callable[[torch.fx.GraphModule, list, str], Any],
-                 name: str, fallback: str):
+    def __init__(self, gm: torch.fx.GraphModule, compile_static: Callable[..., Any],
+                 name: str, fallback: str, generic: bool = True, strict: bool = False):
         self.gm, self.compile_static, self.name, self.fallback = gm, compile_static, name, fallback
         self.compiled: dict[tuple, Callable] = {}
+        self.generic = generic     # try a compile with symbolic sizes first
+        self.strict = strict       # a failed symbolic compile is an error (the tests), not a static compile
+        self.variants: list[tuple[symbolic.Guards, Callable]] = []   # symbolic compiles and their guards
+        self.n_compiles = 0
         self.lock = threading.Lock()
         self._boxed_call = True
         self._warned = False
@@ -126,7 +141,14 @@ class ShapeSpecialized:
         with self.lock:
             if key in self.compiled:
                 return self.compiled[key]
-            if len(self.compiled) >= MAX_SHAPES:
+            sizes = size_binding(self.gm, args, check_nodes=not self.variants)
+            if sizes is not None and self.variants:
+                names = {symbolic.symbol_name(k): v for k, v in sizes.values.items()}
+                for guards, fn in self.variants:
+                    if symbolic.serves(names, guards):
+                        self.compiled[key] = fn
+                        return fn
+            if self.n_compiles >= MAX_SHAPES:
                 if self.fallback == "error":
                     raise RuntimeError(f"bessemer: graph {self.name} has been specialized for {MAX_SHAPES} "
                                        f"shapes; a new one would run eagerly")
@@ -136,15 +158,43 @@ class ShapeSpecialized:
                     self._warned = True
                 from functorch.compile import make_boxed_func
                 return make_boxed_func(self.gm.forward)
-            log.info("bessemer: specializing graph %s for shape %d: %s", self.name, len(self.compiled) + 1,
-                     ", ".join(str(tuple(a.shape)) for a in args if isinstance(a, torch.Tensor))[:200])
-            name = f"{self.name}.{len(self.compiled)}"
-            sizes = size_binding(self.gm, args)
-            if sizes is not None:
-                # lowered straight from the symbolic graph, its size expressions evaluated
-                fn = self.compile_static(self.gm, list(args), name, sizes)
-            else:
-                # sizes the arguments do not pin down: the graph traced again at these sizes
-                fn = self.compile_static(concrete_graph(self.gm, args), list(args), name)
+            shapes = ", ".join(str(tuple(a.shape)) for a in args if isinstance(a, torch.Tensor))[:200]
+            name = f"{self.name}.{self.n_compiles}"
+            self.n_compiles += 1
+            fn = None
+            if sizes is not None and self.generic and \
+                    all(v >= symbolic.MIN_SIZE for v in sizes.values.values()):
+                fn = self._compile_symbolic(sizes, args, name, shapes)
+            if fn is None:
+                log.info("bessemer: specializing graph %s for shape %d: %s", self.name, self.n_compiles, shapes)
+                if sizes is not None:
+                    # lowered straight from the symbolic graph, its size expressions evaluated
+                    fn = self.compile_static(self.gm, list(args), name, sizes)
+                else:
+                    # sizes the arguments do not pin down: the graph traced again at these sizes
+                    fn = self.compile_static(concrete_graph(self.gm, args), list(args), name)
             self.compiled[key] = fn
             return fn
+
+    def _compile_symbolic(self, sizes, args: list, name: str, shapes: str) -> Optional[Callable]:
+        """One compile for every shape on which its decisions hold (None: it failed)."""
+        from .lowering import SizeBinding
+        binding = SizeBinding(sizes.values, symbolic=True,
+                              sources={symbolic.symbol_name(k): v for k, v in sizes.sources.items()})
+        guards = symbolic.Guards()
+        try:
+            with symbolic.recording(guards):
+                fn = self.compile_static(self.gm, list(args), name, binding, strict=True)
+        except Exception as e:  # noqa: BLE001 - the static path compiles this shape instead
+            if self.strict:
+                raise
+            log.info("bessemer: graph %s not compiled with symbolic sizes (%s: %s); specializing",
+                     self.name, type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            return None
+        log.info("bessemer: graph %s compiled with symbolic sizes at %s: %d guards, pinned: %s", self.name,
+                 shapes, len(guards), ", ".join(guards.specialized()) or "none")
+        if guards.trace:
+            for w in guards.where:
+                log.info("bessemer: guard %s", w)
+        self.variants.append((guards, fn))
+        return fn

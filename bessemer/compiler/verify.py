@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from .symbolic import Dim
 from .ir import Graph, Node
 from .ops import OPS, REDUCE_OPS
 from .schedule import Kernel, Schedule, kept_shape, member_kind, outer_map
@@ -42,7 +43,7 @@ def verify_graph(g: Graph, where: str = "graph") -> None:
         for a in n.args:
             if not isinstance(a, Node) or a not in seen:
                 _fail(where, n, f"argument {a!r} is not an earlier node of the graph")
-        if not all(isinstance(s, int) and s >= 0 for s in n.shape):
+        if not all(isinstance(s, (int, Dim)) and s >= 0 for s in n.shape):
             _fail(where, n, f"shape {n.shape} is not a tuple of sizes")
         _check_node(n, where)
         seen.add(n)

@@ -11,6 +11,7 @@ import math
 import torch
 
 from .ir import Graph, IndexMap, Node
+from .symbolic import Dim, is_symbolic
 
 
 class Unsupported(Exception):
@@ -71,8 +72,8 @@ def layout_of(x: Node, realized=frozenset()):
 
 
 def reshape(g: Graph, x: Node, shape) -> Node:
-    shape = tuple(int(s) for s in shape)
-    if -1 in shape:
+    shape = tuple(s if isinstance(s, Dim) else int(s) for s in shape)
+    if any(s == -1 for s in shape):
         known = math.prod(s for s in shape if s != -1)
         shape = tuple((x.numel() // max(known, 1)) if s == -1 else s for s in shape)
     if shape == x.shape:
@@ -89,15 +90,50 @@ def reshape(g: Graph, x: Node, shape) -> Node:
     lay = layout_of(x)
     if lay is not None:
         base, st, off = lay
-        meta = torch.empty_strided(x.shape, st, device="meta")
-        try:
-            v = meta.view(shape)
-            return g.reinterpret(base, shape, v.stride(), off, "reshape")
-        except RuntimeError:
-            pass
+        if is_symbolic((x.shape, st, shape)):
+            new = view_strides(x.shape, st, shape)
+            if new is not None:
+                return g.reinterpret(base, shape, new, off, "reshape")
+        else:
+            meta = torch.empty_strided(x.shape, st, device="meta")
+            try:
+                v = meta.view(shape)
+                return g.reinterpret(base, shape, v.stride(), off, "reshape")
+            except RuntimeError:
+                pass
     # A computed value (or a layout view cannot express): the fusion pass realizes
     # `x` as a contiguous buffer and this view reads it.
     return g.reinterpret(x, shape, contiguous_strides(shape), 0, "reshape")
+
+
+def view_strides(old_shape, old_strides, new_shape):
+    """The strides of a tensor of `old_shape`/`old_strides` viewed as `new_shape` without
+    a copy (as torch's view() computes them), or None when no view can express it.
+    Works on symbolic sizes: each comparison is a decision on the sizes."""
+    if not old_shape:
+        return tuple(1 for _ in new_shape)
+    if any(s == 0 for s in old_shape):
+        return None
+    new = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel, view_numel = 1, 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel = tensor_numel * old_shape[d]
+        # a chunk ends where the next (outer) dim does not continue it in memory
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * chunk_base
+                view_numel = view_numel * new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = old_strides[d - 1]
+                tensor_numel, view_numel = 1, 1
+    if view_d != -1:
+        return None
+    return tuple(new)
 
 
 def permute(g: Graph, x: Node, dims) -> Node:

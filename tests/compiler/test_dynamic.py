@@ -48,18 +48,21 @@ def fresh_dynamo():
     torch._dynamo.reset()
 
 
-@pytest.mark.parametrize("path", ["binding", "retrace"])
+@pytest.mark.parametrize("path", ["symbolic", "binding", "retrace"])
 @pytest.mark.parametrize("dynamic", [None, True])
 def test_varying_batch_and_length_compile_twice_and_train_as_eager(tmp_path, dynamic, path, monkeypatch):
-    """Both ways a shape is specialized: the symbolic graph lowered with its size symbols
-    bound to the arguments' sizes (the usual one: never traced again), and traced again
-    at the concrete sizes (when the arguments do not pin every symbol down)."""
-    if path == "binding":
+    """Every way a symbolic graph is served: compiled once with symbolic sizes (kernels
+    take the sizes as arguments; the usual one), or where that fails, specialized per
+    shape -- lowered with its size symbols bound to the arguments' sizes, or traced
+    again at the concrete sizes (when the arguments do not pin every symbol down)."""
+    if path in ("symbolic", "binding"):
         def no_retrace(*a):
             raise AssertionError("the symbolic graph was traced again")
         monkeypatch.setattr(specialize, "concrete_graph", no_retrace)
-    else:
-        monkeypatch.setattr(specialize, "size_binding", lambda gm, args: None)
+    if path == "binding":
+        monkeypatch.setattr(specialize.ShapeSpecialized, "_compile_symbolic", lambda self, *a: None)
+    elif path == "retrace":
+        monkeypatch.setattr(specialize, "size_binding", lambda gm, args, **kw: None)
     torch.manual_seed(0)
     model = HeadsModel()
     ref = copy.deepcopy(model)
@@ -92,6 +95,14 @@ def test_varying_batch_and_length_compile_twice_and_train_as_eager(tmp_path, dyn
     static = [n for n in names if "." not in n]
     assert len(static) == (0 if dynamic else 2), names        # forward and backward of the first shape
     assert len(names) - len(static) <= 2 * len(shapes), names   # one specialization per shape at most
+    if path == "symbolic":
+        # one compile per symbolic graph (forward and backward) serves every later shape:
+        # dynamic=True has one such pair, dynamic=None one when the batch starts to vary
+        # and one when the length does
+        assert len(names) - len(static) == (2 if dynamic else 4), names
+        for cg in backend.bessemer.compiled:
+            if "." in cg.name:
+                assert "_s" in cg.cpp and "_s" in cg.wrapper, cg.name   # sizes are kernel arguments
 
 
 def test_bessemer_compile_defaults_to_torch_compile_dynamic(tmp_path):
@@ -116,7 +127,9 @@ def test_dynamic_false_compiles_one_static_graph_per_shape(tmp_path):
 
 
 def test_specializations_are_bounded(tmp_path, monkeypatch):
+    """Compiles per shape (where symbolic sizes cannot serve) stop at MAX_SHAPES."""
     monkeypatch.setattr(specialize, "MAX_SHAPES", 2)
+    monkeypatch.setattr(specialize.ShapeSpecialized, "_compile_symbolic", lambda self, *a: None)
     f = torch.compile(lambda x: torch.tanh(x) * 2, dynamic=True,
                       backend=make_backend(TrainingCompilerConfig(cache_dir=str(tmp_path / "c"), fallback="error")))
     f(torch.randn(3))
@@ -171,3 +184,7 @@ def test_triton_kernels_of_a_symbolic_graph_train_as_eager(tmp_path, monkeypatch
     names = [cg.name for cg in backend.bessemer.compiled]
     assert names and all("." in n for n in names) and all(cg.backend == "triton"
                                                            for cg in backend.bessemer.compiled), names
+    # one symbolic compile of the forward and one of the backward served all three shapes,
+    # the Triton kernels taking the sizes as arguments
+    assert len(names) == 2, names
+    assert all("_s" in cg.cpp for cg in backend.bessemer.compiled)

@@ -50,13 +50,13 @@ class CppBackend:
         fns = {}
         for k in kernels:
             fn = getattr(lib, k.name)
-            fn.argtypes = [ctypes.c_void_p] * len(k.args)
+            fn.argtypes = [ctypes.c_void_p] * len(k.args) + [ctypes.c_int64] * len(k.syms)
             fn.restype = None
             fns[k.name] = fn
         return Built(fns, so_path, hit)
 
     def call(self, k: KernelSource, args: list[str]) -> str:
-        return f"{k.name}({', '.join(a + '.data_ptr()' for a in args)})"
+        return f"{k.name}({', '.join([a + '.data_ptr()' for a in args] + list(k.syms))})"
 
 
 _import_lock = threading.Lock()
@@ -101,7 +101,7 @@ class TritonBackend:
         return Built(make_launchers(mod, kernels, tune, self.interpret), str(path), hit)
 
     def call(self, k: KernelSource, args: list[str]) -> str:
-        return f"{k.name}({', '.join(args)})"
+        return f"{k.name}({', '.join(list(args) + list(k.syms))})"
 
 
 def _cached_module_matches(path: Path, src: str) -> bool:

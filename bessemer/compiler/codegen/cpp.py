@@ -19,6 +19,7 @@ from ..ir import IndexMap, Node
 from ..ops import OPS
 from ..views import contiguous_strides
 from ..schedule import Kernel, Schedule, outer_map
+from ..symbolic import Dim, hint, symbols_in
 from .kernel import CodegenError, KernelBuilder, KernelSource
 
 # Loops with fewer elements of work than this run on one thread: forking an OpenMP
@@ -112,6 +113,8 @@ template <typename T> static inline T sign_(T a) { return (T)((a > 0) - (a < 0))
 # ------------------------------------------------------------------------------
 def literal(v, dt: torch.dtype) -> str:
     ct = compute_type(dt)
+    if isinstance(v, Dim):
+        return f"(({ct}){v})"   # a size, from the symbols the kernel takes
     if dt == torch.bool:
         return "true" if v else "false"
     if dt.is_floating_point:
@@ -209,7 +212,7 @@ def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) 
 # ------------------------------------------------------------------------------
 # kernels
 # ------------------------------------------------------------------------------
-def parallel_pragma(loops: list[tuple[str, int]], inner_simd: bool, cores: int) -> str:
+def parallel_pragma(loops: list[tuple[str, int]], inner_simd: bool, cores: int, cond: str = "") -> str:
     """The OpenMP pragma of the outermost of `loops` (perfectly nested; the last one
     carries its own `#pragma omp simd` when `inner_simd`).
 
@@ -219,13 +222,22 @@ def parallel_pragma(loops: list[tuple[str, int]], inner_simd: bool, cores: int) 
     a pragma between them breaks that (gcc: "not enough for loops to collapse").
     Keeping the vector loop out of the collapse trades some parallelism in a
     two-loop nest with a tiny outer loop for the inner loop's vectorization."""
-    size = loops[0][1]
+    size = hint(loops[0][1])   # symbolic sizes: collapsing or not is correct either way
     collapsible = len(loops) - 1 if inner_simd else len(loops)
     collapse = f" collapse({collapsible})" if collapsible >= 2 and size < 4 * max(cores, 1) else ""
     # a lone parallel loop is also the vector loop: without `simd` gcc does not
     # vectorize the body OpenMP outlines
     simd = " simd" if len(loops) == 1 else ""
-    return f"#pragma omp parallel for{simd}{collapse}"
+    return f"#pragma omp parallel for{simd}{collapse}{cond}"
+
+
+def parallel_if(work, extra: str = "") -> tuple[bool, str]:
+    """(parallel or not, the pragma's run-time condition). Static sizes decide here; a
+    symbolic amount of work decides at run time (OpenMP's `if(parallel: ...)`), so one
+    kernel serves small and large shapes."""
+    if isinstance(work, Dim):
+        return True, f" if(parallel: {work} >= {PARALLEL_MIN_WORK}{extra})"
+    return work >= PARALLEL_MIN_WORK, ""
 
 
 class KernelWriter(KernelBuilder):
@@ -430,8 +442,9 @@ class KernelWriter(KernelBuilder):
         subst = self._substituter(var_of)
         work = math.prod(k.shape)
         code = []
-        if work >= PARALLEL_MIN_WORK and ON > CB:
-            code.append("  #pragma omp parallel for")
+        par, cond = parallel_if(work, f" && {ON} > {CB}")
+        if par and (cond or ON > CB):
+            code.append(f"  #pragma omp parallel for{cond}")
         code.append(f"  for (int64_t ob = 0; ob < {ON}; ob += {CB}) {{")
         code.append(f"    const int64_t oe = std::min<int64_t>(ob + {CB}, {ON});")
         for kind, decl, lines, after in blocks:
@@ -469,9 +482,13 @@ class KernelWriter(KernelBuilder):
             # for an output written in place over an input (k.aliased)
             restrict = "" if n in k.aliased else " __restrict__"
             params.append(f"{const}{storage_type(n.dtype)}*{restrict} {p}")
+        # symbolic sizes: the symbols the body uses, passed by value after the buffers
+        syms = tuple(symbols_in("\n".join(code)))
+        params += [f"const int64_t {s}" for s in syms]
         head = f'extern "C" void {k.name}({", ".join(params)}) {{'
         src = "\n".join([head] + code + ["}"]) + "\n"
-        return KernelSource(k.name, src, list(self.params), list(k.stores), None, self.kind(), self.bytes_moved())
+        return KernelSource(k.name, src, list(self.params), list(k.stores), None, self.kind(), self.bytes_moved(),
+                            syms)
 
     def _finish(self, outer_dims, inner_dims, flat_lines, row_code, reduction: bool) -> KernelSource:
         k = self.k
@@ -493,7 +510,7 @@ class KernelWriter(KernelBuilder):
         subst = self._substituter(var_of)
 
         work = math.prod(k.shape) if k.shape else 1
-        par = work >= PARALLEL_MIN_WORK
+        par, cond = parallel_if(work)
         code: list[str] = []
         ind = "  "
 
@@ -504,7 +521,7 @@ class KernelWriter(KernelBuilder):
             for li, (v, size) in enumerate(loops):
                 pad = ind * depth
                 if li == 0 and parallel:
-                    code.append(f"{pad}{parallel_pragma(loops, inner_simd, self.cores)}")
+                    code.append(f"{pad}{parallel_pragma(loops, inner_simd, self.cores, cond)}")
                 elif li == len(loops) - 1 and extra is not None:
                     code.append(f"{pad}#pragma omp simd {extra}".rstrip())
                 code.append(f"{pad}for (int64_t {v} = 0; {v} < {size}; {v}++) {{")

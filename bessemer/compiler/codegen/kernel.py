@@ -17,6 +17,7 @@ from typing import Any, Optional
 import torch
 
 from ..ir import IndexMap, Node
+from ..symbolic import Dim, hint
 from ..views import BUFFER_KINDS, layout_of
 from ..schedule import Kernel, Schedule, member_kind, normalize_map, outer_map
 
@@ -48,7 +49,12 @@ class KernelSource:
     meta: Any = None          # what the backend's launcher needs (Triton: the tiling)
     kind: str = ""            # "pointwise" | "row reduction" | "column reduction"
     bytes: int = 0            # bytes of the buffers it reads and writes (for achieved bandwidth)
+    syms: tuple = ()          # the size symbols it takes after the buffers (symbolic sizes)
 
+
+
+def _int(c):
+    return c if isinstance(c, Dim) else int(c)
 
 
 def format_terms(terms: dict[str, int], const: int) -> str:
@@ -76,7 +82,7 @@ class KernelBuilder:
 
     # -- addresses ---------------------------------------------------------------
     def _lin_token(self, coef, const) -> str:
-        self.lins.append(Lin(tuple(int(c) for c in coef), int(const)))
+        self.lins.append(Lin(tuple(_int(c) for c in coef), _int(const)))
         return f"@A{len(self.lins) - 1}@"
 
     def param(self, n: Node) -> str:
@@ -286,7 +292,8 @@ class KernelBuilder:
         return "column reduction" if dims and dims[-1] not in k.red else "row reduction"
 
     def bytes_moved(self) -> int:
-        return sum(n.numel() * n.dtype.itemsize for n in self.params)
+        # at the compiled shape: a report, not a decision
+        return hint(sum(n.numel() * n.dtype.itemsize for n in self.params))
 
     def phases(self) -> list[tuple[str, list[Node]]]:
         """A reduction kernel's members in order, grouped into phases of one kind

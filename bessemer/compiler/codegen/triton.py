@@ -16,8 +16,10 @@ The same fused kernels the C++ renderer turns into loops become Triton programs:
 
 Identical kernels (each layer's copy of a block) become one function.
 
-Sizes are baked in (shapes are static); XBLOCK, RBLOCK and num_warps are chosen
-per kernel at launch (see triton_launch.py). bf16 and fp16 values are computed in
+Static sizes are baked in; symbolic sizes (symbolic.py) are expressions over size
+symbols the kernel takes as arguments, and its launcher evaluates the tiling
+(numel, rows, row length) from them at each new size. XBLOCK, RBLOCK and
+num_warps are chosen per kernel (and size) at launch (see triton_launch.py). bf16 and fp16 values are computed in
 fp32, as ATen does, and each op's result is rounded to its type.
 """
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ..ir import IndexMap, Node
 from ..ops import OPS
 from ..views import contiguous_strides
 from ..schedule import Kernel, Schedule, outer_map
+from ..symbolic import Dim, symbols_in
 from .kernel import CodegenError, KernelBuilder, KernelSource, format_terms
 
 TL_DTYPE = {
@@ -69,6 +72,10 @@ def compute_dtype(dt: torch.dtype) -> str:
 
 
 def literal(v, dt: torch.dtype) -> str:
+    if isinstance(v, Dim):
+        # a size, computed from the symbols the kernel takes (each >= 2: never one of
+        # the values Triton turns into constants)
+        return f"({v}).to({tl_dtype(dt)})" if dt.is_floating_point else str(v)
     if dt == torch.bool:
         return "True" if v else "False"
     if dt.is_floating_point:
@@ -527,10 +534,15 @@ class TritonKernelWriter(KernelBuilder):
         subst = self._substituter(var_of)
         params = ", ".join(list(self.params.values()) + ["ws", "XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
         bodies = ["\n".join(subst(c) for c in part), "\n".join(subst(c) for c in fin)]
+        syms = symbols_in("\n".join(bodies))
+        if syms:
+            params = ", ".join(list(self.params.values()) + syms + ["ws", "XBLOCK: tl.constexpr",
+                                                                     "RBLOCK: tl.constexpr"])
         meta.fn_name = _function_name(params, *bodies)
         src = f"@triton.jit\ndef {meta.fn_name}({params}):\n{bodies[0]}\n\n\n" \
               f"@triton.jit\ndef {meta.fn_name}_fin({params}):\n{bodies[1]}\n"
-        return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes)
+        return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes,
+                            tuple(syms))
 
     def _combine_line(self, acc: str, op: str, fl: bool) -> str:
         """acc [XBLOCK, N] -> [XBLOCK, 1]: the lanes (or chunks) of a reduction combined."""
@@ -602,11 +614,14 @@ class TritonKernelWriter(KernelBuilder):
     def _wrap(self, code: list[str], var_of: dict, meta: TritonMeta) -> KernelSource:
         k = self.k
         subst = self._substituter(var_of)
-        params = ", ".join(list(self.params.values()) + ["XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
         body = "\n".join(subst(c) for c in code)
+        # symbolic sizes: the symbols the body uses, as (non-constexpr) int arguments
+        syms = symbols_in(body)
+        params = ", ".join(list(self.params.values()) + syms + ["XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
         meta.fn_name = _function_name(params, body)
         src = f"@triton.jit\ndef {meta.fn_name}({params}):\n{body}\n"
-        return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes)
+        return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes,
+                            tuple(syms))
 
 
 # In a reduction's looped phase, where the row index lines go (known once the

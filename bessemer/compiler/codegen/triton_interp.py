@@ -67,3 +67,25 @@ def to_bf16(x):
     bits = torch.from_numpy(data).to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
     ty = tl.block_type(tl.bfloat16, x.type.shape) if x.type.is_block() else tl.bfloat16
     return tl.tensor(TensorHandle(bits, tl.bfloat16), ty)
+
+
+def _index_scalar_arguments() -> None:
+    """The interpreter passes a kernel's int arguments as one-element arrays, and
+    `range(0, n, RBLOCK)` over such an `n` (a symbolic row length) fails under
+    numpy 2 ("only 0-dimensional arrays can be converted"): a one-element tensor
+    converts to its element, as a scalar argument does on the GPU."""
+    import triton.runtime.interpreter as interp
+    original = interp._patch_lang_tensor
+    if getattr(original, "_bessemer", False):
+        return
+
+    def patch(tensor, scope):
+        original(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0])
+                       if self.handle.data.size == 1 else int(self.handle.data))
+
+    patch._bessemer = True
+    interp._patch_lang_tensor = patch
+
+
+_index_scalar_arguments()

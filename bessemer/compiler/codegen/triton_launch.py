@@ -11,6 +11,7 @@ the candidate with the fewest programs, since each program costs interpreter tim
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -21,6 +22,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from ...fsutil import PRIVATE_FILE_MODE, atomic_write_text
+from ..symbolic import evaluate
 from .triton import TritonMeta
 
 _lock = threading.Lock()
@@ -127,8 +129,12 @@ class TritonLauncher:
     """Calls one Triton kernel with the configuration chosen for it."""
 
     def __init__(self, fn: Any, name: str, meta: TritonMeta, tune: TuneCache, interpret: bool,
-                 fin: Any = None):
+                 fin: Any = None, syms: tuple = ()):
         self.fn = fn
+        # symbolic sizes: the kernel's last len(syms) arguments are the size symbols; the
+        # tiling is evaluated from them, and a launcher is kept per distinct size
+        self.syms = syms
+        self._per_size: dict[tuple, "TritonLauncher"] = {}
         self.fin = fin   # a split reduction's second function (combines the chunks)
         self.name = name
         self.meta = meta
@@ -178,7 +184,22 @@ class TritonLauncher:
         self.tune.put(device, self.name, best)
         return best
 
+    def at_sizes(self, values: tuple) -> "TritonLauncher":
+        """The launcher of this kernel at one assignment of its size symbols."""
+        got = self._per_size.get(values)
+        if got is None:
+            env = dict(zip(self.syms, values))
+            meta = dataclasses.replace(self.meta, **{f: evaluate(getattr(self.meta, f), env)
+                                                      for f in ("numel", "rows", "rlen")})
+            size = "x".join(str(v) for v in values)
+            got = self._per_size[values] = TritonLauncher(self.fn, f"{self.name}@{size}", meta, self.tune,
+                                                          self.interpret, self.fin)
+        return got
+
     def __call__(self, *args) -> None:
+        if self.syms:
+            self.at_sizes(args[len(args) - len(self.syms):])(*args)
+            return
         if self.cfg is None:
             self._set(self.choose(args))
         self._run(*args)
@@ -194,6 +215,6 @@ def make_launchers(module: Any, kernels: list, tune_path: Optional[str], interpr
         fn = k.meta.fn_name
         if fn not in by_fn:
             fin = getattr(module, fn + "_fin") if k.meta.split else None
-            by_fn[fn] = TritonLauncher(getattr(module, fn), fn, k.meta, tune, interpret, fin)
+            by_fn[fn] = TritonLauncher(getattr(module, fn), fn, k.meta, tune, interpret, fin, tuple(k.syms))
         out[k.name] = by_fn[fn]
     return out

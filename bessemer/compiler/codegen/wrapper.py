@@ -10,11 +10,12 @@ and the constants it collects are the runtime's support functions (RUNTIME_NAMES
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import torch
 
 from ..ir import Node
+from ..symbolic import Dim
 from ..schedule import Kernel, MemoryPlan, Schedule
 from ..views import layout_of
 from .kernel import KernelSource
@@ -25,8 +26,9 @@ RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty", "_reuse")
 
 class WrapperWriter:
     def __init__(self, sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], backend,
-                 placeholder_names: list[str]):
+                 placeholder_names: list[str], size_sources: Optional[dict] = None):
         self.sched = sched
+        self.size_sources = size_sources or {}
         self.plan = plan
         self.kernels = {k.name: k for k in kernels}
         self.backend = backend
@@ -59,6 +61,8 @@ class WrapperWriter:
     def arg_expr(self, a: Any) -> str:
         if isinstance(a, Node):
             return self.tensor_expr(a)
+        if isinstance(a, Dim):
+            return str(a)   # a size expression over the symbols read at the top
         if isinstance(a, list):
             return "[" + ", ".join(self.arg_expr(x) for x in a) + "]"
         if isinstance(a, tuple):
@@ -80,6 +84,11 @@ class WrapperWriter:
         self.emit(f"# planned peak: {plan.peak_bytes} bytes of buffers allocated here, at step {plan.peak_step}")
         # the graph's placeholders include non-tensor inputs; they map by position
         self.emit(f"({', '.join(self.placeholder_names) + ','}) = args" if self.placeholder_names else "pass")
+        for sym, (i, kind, d) in sorted(self.size_sources.items()):
+            # symbolic sizes: each symbol read from the argument that gives it
+            src = self.placeholder_names[i]
+            self.emit(f"{sym} = " + {"size": f"{src}.size({d})", "stride": f"{src}.stride({d})",
+                                     "offset": f"{src}.storage_offset()", "int": src}[kind])
         self.emit("args.clear()")
         for n in inputs:
             if "constant" in n.attrs:
@@ -174,8 +183,9 @@ def _dt(dt: torch.dtype) -> str:
 
 
 def write_wrapper(sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], backend,
-                  placeholder_names: list[str]) -> tuple[str, dict[str, Any]]:
-    """(the program's source, the constants it refers to by name)."""
-    w = WrapperWriter(sched, plan, kernels, backend, placeholder_names)
+                  placeholder_names: list[str], size_sources: Optional[dict] = None) -> tuple[str, dict[str, Any]]:
+    """(the program's source, the constants it refers to by name). `size_sources`: for a
+    graph with symbolic sizes, where each size symbol is read from the arguments."""
+    w = WrapperWriter(sched, plan, kernels, backend, placeholder_names, size_sources)
     src = w.write()
     return src, w.consts

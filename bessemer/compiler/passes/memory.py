@@ -28,6 +28,7 @@ from typing import Iterable, Optional
 
 import torch
 
+from ..symbolic import hint, known_le
 from ..ir import IndexMap, Node
 from ..schedule import Kernel, MemoryPlan, Schedule, member_kind, normalize_map
 from ..views import layout_of
@@ -160,9 +161,10 @@ def order_steps(sched: Schedule, info: _Steps) -> list[int]:
     while ready:
         best, best_key = None, None
         for i in ready:
-            alloc = sum(nbytes(w) for w in _allocations(sched.steps[i], info.writes[i]))
-            freed = sum(nbytes(b) for b in info.reads[i] if readers.get(b) == 1 and b not in outs
-                        and b.kind != "const")
+            # a heuristic of order (any order is correct): sizes at the compiled shape
+            alloc = hint(sum(nbytes(w) for w in _allocations(sched.steps[i], info.writes[i])))
+            freed = hint(sum(nbytes(b) for b in info.reads[i] if readers.get(b) == 1 and b not in outs
+                             and b.kind != "const"))
             key = (alloc > freed, i)
             if best_key is None or key < best_key:
                 best, best_key = i, key
@@ -322,17 +324,23 @@ def plan_memory(sched: Schedule, donated: frozenset = frozenset()) -> MemoryPlan
                 if m in inplace:
                     continue
                 need = nbytes(m)
-                # an output keeps its storage alive in the caller's hands: exact sizes only
-                most = need if m in outs else need * SIZE_CLASS
-                fits = sorted((b for b in dead if need <= cap.get(b[0], nbytes(b[0])) <= most),
-                              key=lambda b: (cap.get(b[0], nbytes(b[0])), b[0].name))
+                # an output keeps its storage alive in the caller's hands: exact sizes only.
+                # Which storage to take is a heuristic, weighed at the compiled shape (hint);
+                # that it is large enough must hold at every shape (symbolic sizes: a storage
+                # that fits only at some shapes is left, rather than the compile specialized)
+                h_need = hint(need)
+                most = h_need if m in outs else h_need * SIZE_CLASS
+                fits = sorted((b for b in dead if h_need <= hint(cap.get(b[0], nbytes(b[0]))) <= most),
+                              key=lambda b: (hint(cap.get(b[0], nbytes(b[0]))), b[0].name))
                 for old, died in fits:
                     size = cap.get(old, nbytes(old))
                     held = curve[died + 1:i]
-                    if max(held, default=0) + size <= ceiling and curve[i] + size - need <= ceiling:
+                    h_size = hint(size)
+                    if max(held, default=0) + h_size <= ceiling and curve[i] + h_size - h_need <= ceiling \
+                            and known_le(need, size) and (m not in outs or need == size):
                         for t in range(died + 1, i):
-                            curve[t] += size
-                        curve[i] += size - need
+                            curve[t] += h_size
+                        curve[i] += h_size - h_need
                         dead.remove((old, died))
                         reuse[m] = old
                         cap[m] = size
@@ -376,7 +384,7 @@ def _simulate(sched: Schedule, info: _Steps, free_after: dict, reuse: dict, inpl
                 holders[a], size[a] = 1, 0
             if a is None:
                 a = w
-                holders[a], size[a] = 0, nbytes(w)
+                holders[a], size[a] = 0, hint(nbytes(w))   # a report and a heuristic: at the compiled shape
                 live += size[a]
             alloc_of[w] = a
             holders[a] += 1

@@ -11,6 +11,7 @@ from typing import Callable, Optional
 
 import torch
 
+from ..symbolic import Dim
 from ..ir import Graph, Node
 from ..ops import OPS
 
@@ -107,6 +108,8 @@ def _fold(g: Graph, n: Node) -> Optional[Node]:
     """op(const, const, ...) -> const, computed with torch in the node's dtype."""
     if n.kind != "pointwise" or not n.args or not all(a.kind == "const" for a in n.args):
         return None
+    if any(isinstance(a.attrs["value"], Dim) for a in n.args):
+        return None   # a size known at run time only
     op = n.op
     vals = [torch.tensor(a.attrs["value"], dtype=a.dtype) for a in n.args]
     try:
