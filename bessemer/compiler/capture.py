@@ -123,7 +123,7 @@ class BessemerBackend:
                 # sizes are symbols: one static compile per concrete shape, at its first call
                 return ShapeSpecialized(gm, lambda g, args, n, sizes=None, strict=False: self._compile_static(
                     g, args, kind, n, gid, sizes, strict), name, self.config.fallback,
-                    strict=os.environ.get(ENV_VERIFY) == "1")
+                    strict=os.environ.get(ENV_VERIFY) == "1", per_shape=self._per_shape)
             return self._compile_static(gm, example_inputs, kind, name, gid)
         return compile_graph
 
@@ -171,14 +171,23 @@ class BessemerBackend:
                 "kernels": graph_cache.light_kernels(cg.kernels), "n_kernels": cg.n_kernels,
                 "n_externs": cg.n_externs, "schedule": cg.schedule_text,
                 "fallback_gm": graph_cache.fallback_module(gm) if cg.backend == "triton" else None}
-        return self._finish(cg.fn, cg.backend, gm, name, kind, example_inputs)
+        # a compile with symbolic sizes serves many shapes: what is per shape is added per shape
+        symbolic = sizes is not None and sizes.symbolic
+        return self._finish(cg.fn, cg.backend, gm, name, kind, example_inputs, per_shape=not symbolic)
 
-    def _finish(self, fn, backend: str, gm, name: str, kind: str, example_inputs):
+    def _per_shape(self, fn, name: str, example_inputs):
+        """What a graph needs per concrete shape: a CUDA graph is captured for one shape."""
+        if self.config.cuda_graphs:
+            from .cudagraphs import wrap
+            return wrap(fn, name, example_inputs)
+        return fn
+
+    def _finish(self, fn, backend: str, gm, name: str, kind: str, example_inputs, per_shape: bool = True):
         """A compiled graph's callable with the guards its backend and the config ask for."""
         fn._boxed_call = True
         if backend == "triton":
             fn = FirstCallGuard(fn, gm, name, kind, self.config.fallback)
-        if self.config.cuda_graphs:
+        if self.config.cuda_graphs and per_shape:
             from .cudagraphs import wrap
             fn = wrap(fn, name, example_inputs)
         return fn

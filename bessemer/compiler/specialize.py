@@ -119,8 +119,11 @@ class ShapeSpecialized:
     the graph cannot be compiled with symbolic sizes."""
 
     def __init__(self, gm: torch.fx.GraphModule, compile_static: Callable[..., Any],
-                 name: str, fallback: str, generic: bool = True, strict: bool = False):
+                 name: str, fallback: str, generic: bool = True, strict: bool = False,
+                 per_shape: Optional[Callable] = None):
         self.gm, self.compile_static, self.name, self.fallback = gm, compile_static, name, fallback
+        # what wraps a symbolic compile for each shape it serves (a CUDA graph is per shape)
+        self.per_shape = per_shape or (lambda fn, name, args: fn)
         self.compiled: dict[tuple, Callable] = {}
         self.generic = generic     # try a compile with symbolic sizes first
         self.strict = strict       # a failed symbolic compile is an error (the tests), not a static compile
@@ -146,7 +149,7 @@ class ShapeSpecialized:
                 names = {symbolic.symbol_name(k): v for k, v in sizes.values.items()}
                 for guards, fn in self.variants:
                     if symbolic.serves(names, guards):
-                        self.compiled[key] = fn
+                        fn = self.compiled[key] = self.per_shape(fn, f"{self.name}@{len(self.compiled)}", args)
                         return fn
             if self.n_compiles >= MAX_SHAPES:
                 if self.fallback == "error":
@@ -165,6 +168,8 @@ class ShapeSpecialized:
             if sizes is not None and self.generic and \
                     all(v >= symbolic.MIN_SIZE for v in sizes.values.values()):
                 fn = self._compile_symbolic(sizes, args, name, shapes)
+                if fn is not None:
+                    fn = self.per_shape(fn, f"{self.name}@{len(self.compiled)}", args)
             if fn is None:
                 log.info("bessemer: specializing graph %s for shape %d: %s", self.name, self.n_compiles, shapes)
                 if sizes is not None:
