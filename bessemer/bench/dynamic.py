@@ -14,12 +14,18 @@ processes (runner.py's, each with its own empty cache folders):
           steady state. Counts the graphs Dynamo compiled for the model's forward
           and backward, and bessemer's pipeline runs (a static graph, or one shape
           of a graph with symbolic sizes), per step.
+          Then, in the same process, an interleaved A/B at the reference shape: a
+          copy of the model taken before the set-up, compiled for static shapes
+          (`dynamic=False`), and the model that served every shape take turns
+          step by step on the same batch.
   static  the same model trained at one shape only, the reference shape (the
           largest batch and length), timed as `bessemer bench` times a model:
           first step, warm-up steps, measured steps.
 
-The steady-state step at the reference shape over the static step there is what
-serving many shapes costs at one shape. Each mode is set up as in the rest of
+The A/B ratio (the graph that serves every shape over the static one, at the
+reference shape) is what serving many shapes costs at one shape: interleaved in
+one process, so a shared machine's drift over minutes does not enter it, as it
+enters the ratio of the two processes' steps. Each mode is set up as in the rest of
 the bench (runner.MODES: Inductor through `model.compile()`, torch.compile's
 default dynamic=None; bessemer through `bessemer.compile`, the config's default
 `dynamic`). Fallbacks are counted from bessemer's warnings as everywhere in the
@@ -27,6 +33,7 @@ bench (fallbacks.py); a row with any does not count as compiled.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import statistics
@@ -106,9 +113,9 @@ def run_worker(job: dict, stage) -> dict:
     # Every step's batch is made before anything is timed; step i draws the data of step i.
     batches = [dataclasses.replace(w, batch=b, seq=s).make_batch(i) for i, (b, s) in enumerate(schedule)]
 
-    def forward_backward(batch):
+    def forward_backward(batch, m=model):
         with amp():
-            loss = w.loss_fn(model, batch)
+            loss = w.loss_fn(m, batch)
         loss.backward()
         return loss
 
@@ -117,6 +124,8 @@ def run_worker(job: dict, stage) -> dict:
     forward_backward(batches[0])
     model.zero_grad(set_to_none=True)
     torch.manual_seed(job["seed"])
+    # the static side of the A/B, as the model is before any set-up
+    twin = copy.deepcopy(model) if job["phase"] == "shapes" and job.get("ab_rounds") else None
 
     def graphs() -> int:
         return counters["stats"]["unique_graphs"]
@@ -147,13 +156,52 @@ def run_worker(job: dict, stage) -> dict:
                 steps.append({"shape": list(shape), "s": dt, "loss": float(loss), "model_graphs": g1 - g0,
                               "optimizer_graphs": graphs() - g1,
                               "pipeline_runs": None if p1 is None else p1 - p0})
-    out = {"steps": steps, "n_params": w.n_params(), "foreign_cpu_share": contention.share,
-           "compile_report": recorded.report().as_dict()}
-    if job.get("params_path"):
-        stage("save parameters")
-        torch.save({n: p.detach().to("cpu", torch.float32) for n, p in model.named_parameters()},
-                   job["params_path"])
-    return out
+        if job.get("params_path"):   # as the shapes left them (the A/B below trains on)
+            stage("save parameters")
+            torch.save({n: p.detach().to("cpu", torch.float32) for n, p in model.named_parameters()},
+                       job["params_path"])
+        ab = _ab_at_reference(job, mode, model, opt, opt_step, twin, forward_backward, w, device, stage) \
+            if twin is not None else None
+    return {"steps": steps, "n_params": w.n_params(), "foreign_cpu_share": contention.share,
+            "compile_report": recorded.report().as_dict(), "ab": ab}
+
+
+def setup_static(mode: str, model: torch.nn.Module, opt: torch.optim.Optimizer):
+    """A mode's set-up for one shape only (`dynamic=False`): the static side of the A/B."""
+    if mode == "inductor":
+        model.compile(dynamic=False)
+
+        @torch.compile(fullgraph=False)
+        def opt_step():
+            opt.step()
+        return opt_step
+    if mode == "bessemer":
+        import bessemer
+        bessemer.compile(model, optimizer=opt, dynamic=False)
+    return opt.step
+
+
+def _ab_at_reference(job, mode, model, opt, opt_step, twin, forward_backward, w, device, stage) -> dict:
+    """The model that served every shape and its static twin, stepped in turns at the
+    reference shape on the same batch: their step times, side by side."""
+    stage("static A/B")
+    ref_b, ref_l = job["reference"]
+    batch = dataclasses.replace(w, batch=ref_b, seq=ref_l).make_batch(0)
+    twin_opt = torch.optim.AdamW(twin.parameters(), lr=runner.LEARNING_RATE)
+    twin_step = setup_static(mode, twin, twin_opt)
+    sides = {"dynamic": (model, opt, opt_step), "static": (twin, twin_opt, twin_step)}
+    times: dict[str, list] = {"dynamic": [], "static": []}
+    for i in range(1 + job["warmup"] + job["ab_rounds"]):
+        for name, (m, o, step_fn) in sides.items():
+            def step():
+                o.zero_grad(set_to_none=True)
+                loss = forward_backward(batch, m)
+                step_fn()
+                return loss.detach()
+            _, dt = measure.timed(step, device)
+            if i > job["warmup"]:   # the first step compiles the twin; then warm-up steps
+                times[name].append(dt)
+    return times
 
 
 # -- the run -------------------------------------------------------------------------------------
@@ -173,6 +221,7 @@ def run(plan: DynamicPlan, progress: suite.Progress = suite.Progress()) -> dict:
                            "dtype": plan.dtype, "device": plan.device, "seed": plan.seed,
                            "shapes": [list(s) for s in plan.shapes], "reference": list(plan.reference),
                            "passes": plan.passes, "steps": plan.steps, "warmup": plan.warmup,
+                           "ab_rounds": plan.steps,
                            # suite._fidelity compares the parameters after the `shapes` run with eager's
                            "params_path": os.path.join(work, f"{name}.params.pt") if phase == "shapes" else None}
                     results[phase] = suite.spawn(job, os.path.join(work, f"{name}-{phase}"),
@@ -227,6 +276,7 @@ def _row(plan: DynamicPlan, model: str, mode: str, results: dict) -> dict:
             row.update(status="error", error=f"{phase}: {r.get('stage', phase)}: {r.get('error', 'failed')}")
             return row
     sh, st = results["shapes"]["steps"], results["static"]["steps"]
+    ab = results["shapes"].get("ab")
     n = len(plan.shapes)
     first, later = sh[:n], sh[n:]
     per_shape = []
@@ -252,7 +302,11 @@ def _row(plan: DynamicPlan, model: str, mode: str, results: dict) -> dict:
         first_visit_s=statistics.fmean(x["first_s"] for x in per_shape),
         later_s=statistics.fmean(x["later_s"] for x in per_shape) if later else None,
         later_ref_s=later_ref, static_s=static, static_first_step_s=st[0]["s"],
-        ratio=(later_ref["median"] / static["median"]) if later_ref and static else None,
+        process_ratio=(later_ref["median"] / static["median"]) if later_ref and static else None,
+        ab_dynamic_s=measure.summarize(ab["dynamic"]) if ab else {},
+        ab_static_s=measure.summarize(ab["static"]) if ab else {},
+        ratio=(statistics.median(ab["dynamic"]) / statistics.median(ab["static"]))
+        if ab and ab["dynamic"] and ab["static"] else None,
         losses=[x["loss"] for x in sh], final_loss=sh[-1]["loss"],
         foreign_cpu_share=max((results[p].get("foreign_cpu_share") or 0) for p in PHASES))
     notes = [f for p in PHASES for f in results[p]["compile_report"].get("fallbacks", [])]
@@ -264,7 +318,7 @@ def _row(plan: DynamicPlan, model: str, mode: str, results: dict) -> dict:
 
 # -- rendering -------------------------------------------------------------------------------------
 COLUMNS = ["Dynamo graphs (later)", "pipeline runs (later)", "1st visit ms", "later ms", "later ms @ref",
-           "static ms @ref", "@ref vs static", "fallbacks", "loss Δ", "param Δ"]
+           "static ms @ref", "A/B ms @ref", "@ref vs static", "fallbacks", "loss Δ", "param Δ"]
 
 
 def _ms(x: Optional[float]) -> str:
@@ -277,6 +331,7 @@ def _cells(r: dict) -> list[str]:
     return [f"{r['dynamo_graphs']} ({r['dynamo_graphs_later']})", pipe, _ms(r["first_visit_s"]),
             _ms(r["later_s"]) + mark, _ms(r["later_ref_s"].get("median")) + mark,
             _ms(r["static_s"].get("median")) + mark,
+            f"{_ms(r.get('ab_dynamic_s', {}).get('median'))} / {_ms(r.get('ab_static_s', {}).get('median'))}",
             "—" if r.get("ratio") is None else f"{r['ratio']:.2f}x",
             "—" if r["mode"] == "eager" else str(r["fallbacks"]) + (report.EAGER_MARK if r["fallbacks"] else ""),
             report._f(r.get("loss_max_rel_diff"), ".1e"), report._f(r.get("param_max_rel_diff"), ".1e")]
@@ -378,13 +433,17 @@ _COLUMN_NOTES = [
     "shapes run; in brackets, those compiled after the first pass (0 when every shape seen once is served "
     "without compiling again). The optimizer's graphs are in results.json (`optimizer_graphs`).",
     "- **pipeline runs** (bessemer): graphs bessemer's pipeline compiled over the shapes run: a static "
-    "graph, or one shape of a graph with symbolic sizes (specialized at its first call); in brackets, after "
-    "the first pass.",
+    "graph, or a graph with symbolic sizes (once for every shape its size decisions hold for); in "
+    "brackets, after the first pass.",
     "- **1st visit ms**: mean over the shapes of the step that met the shape first (compiling included). "
     "**later ms**: mean over the shapes of the median step of the later passes.",
     "- **later ms @ref**: the median step of the later passes at the reference shape; **static ms @ref**: "
-    "the median measured step of the static run; **@ref vs static**: their ratio, what serving every shape "
-    f"costs at one shape (target: at most {STEADY_VS_STATIC_TARGET:.2f}x). Eager's ratio is the noise floor.",
+    "the median measured step of the static run (two processes, minutes apart: their ratio includes the "
+    "machine's drift). **A/B ms @ref**: at the end of the shapes run, in the same process, the model that "
+    "served every shape and a copy compiled for static shapes (`dynamic=False`) take turns step by step on "
+    "one batch at the reference shape: their median steps. **@ref vs static**: the A/B ratio, what serving "
+    f"every shape costs at one shape (target: at most {STEADY_VS_STATIC_TARGET:.2f}x). Eager's is the noise "
+    "floor.",
     "- **fallbacks**: graphs that ran eagerly and optimizer updates left to torch, from the compiler's "
     f"warnings in both runs, as in `bessemer bench`; a row with any is marked {report.EAGER_MARK}. "
     "**loss Δ**, **param Δ**: the shapes run against eager's, as in `bessemer bench`.",

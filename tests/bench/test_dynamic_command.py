@@ -27,6 +27,8 @@ def test_varying_lengths_eager_and_bessemer(tmp_path, capsys):
         assert len(r["losses"]) == 4 and all(math.isfinite(x) for x in r["losses"])
         assert r["later_ref_s"]["median"] > 0 and r["static_s"]["median"] > 0 and r["ratio"] > 0
         assert r["static_s"]["n"] == 1
+        # the interleaved A/B at the reference shape, in the shapes run's process
+        assert r["ab_dynamic_s"]["n"] == 1 and r["ab_static_s"]["n"] == 1
     e, b = rows["eager"], rows["bessemer"]
     assert e["dynamo_graphs"] == 0 and e["pipeline_runs"] is None
     # As fallback="error": any graph bessemer left eager (or an update left to torch) fails here.
@@ -35,8 +37,10 @@ def test_varying_lengths_eager_and_bessemer(tmp_path, capsys):
     # (the first shape static, then symbolic sizes), and bessemer compiles every graph.
     assert 1 <= b["dynamo_graphs"] <= 2 * max(b["static_dynamo_graphs"], 1) and b["dynamo_graphs_later"] == 0
     assert b["static_pipeline_runs"] >= 2 and b["pipeline_runs"] >= b["static_pipeline_runs"]
+    # the first shape static, then one compile with symbolic sizes serves the other length
+    assert b["pipeline_runs"] == 4 and b["pipeline_runs_later"] == 0, b["pipeline_runs"]
     assert b["loss_max_rel_diff"] < 1e-4 and b["param_max_rel_diff"] < 1e-4
-    assert "Dynamo graphs" in table and "static ms @ref" in table and "‡" not in table
+    assert "Dynamo graphs" in table and "static ms @ref" in table and "A/B ms @ref" in table and "‡" not in table
     md = (out_dir / "results.md").read_text()
     assert "| distilgpt2 | bessemer |" in md and "## Per shape" in md and "What the columns mean" in md
     assert sorted(p.name for p in out_dir.iterdir()) == ["results.json", "results.md"]

@@ -188,3 +188,20 @@ def test_triton_kernels_of_a_symbolic_graph_train_as_eager(tmp_path, monkeypatch
     # the Triton kernels taking the sizes as arguments
     assert len(names) == 2, names
     assert all("_s" in cg.cpp for cg in backend.bessemer.compiled)
+
+
+@pytest.mark.skipif(not backends.triton_interpreting(), reason="runs CPU tensors through Triton's interpreter")
+def test_a_split_column_reduction_serves_every_row_count(tmp_path):
+    """A bias gradient over many rows is split into chunks of rows; with symbolic sizes the
+    number of chunks follows the row count at run time, so one compile serves them all."""
+    backend = make_backend(TrainingCompilerConfig(cache_dir=str(tmp_path / "cache"), fallback="error",
+                                                  backend="triton"))
+    f = torch.compile(lambda x: (x * 2).sum(0), backend=backend, dynamic=True)
+    for rows in (2100, 2600, 4500):
+        x = torch.randn(rows, 16, generator=torch.Generator().manual_seed(rows))
+        torch.testing.assert_close(f(x), (x * 2).sum(0), rtol=1e-5, atol=1e-4)
+    names = [cg.name for cg in backend.bessemer.compiled]
+    assert len(names) == 1, names
+    (cg,) = backend.bessemer.compiled
+    (k,) = cg.kernels
+    assert k.kind == "column reduction" and k.meta.chunk > 0 and "NSPLIT" in cg.cpp

@@ -35,7 +35,7 @@ from ..ir import IndexMap, Node
 from ..ops import OPS
 from ..views import contiguous_strides
 from ..schedule import Kernel, Schedule, outer_map
-from ..symbolic import Dim, symbols_in
+from ..symbolic import Dim, hint, symbols_in
 from .kernel import CodegenError, KernelBuilder, KernelSource, format_terms
 
 TL_DTYPE = {
@@ -253,6 +253,8 @@ class TritonMeta:
     fn_name: str = ""  # the module's function for it (identical kernels share one)
     split: int = 0     # split column reduction: chunks of rows (0: not split)
     n_acc: int = 0     # split: fp32 partial results per column per chunk
+    chunk: int = 0     # split with symbolic sizes: rows per chunk; the launcher derives `split`
+                       # from the row length at run time and passes it (NSPLIT, SBLOCK)
 
 
 class TritonKernelWriter(KernelBuilder):
@@ -425,7 +427,7 @@ class TritonKernelWriter(KernelBuilder):
         # a column reduction (innermost dim kept) loops: its tile must be XBLOCK
         # columns wide for coalesced reads, too wide to hold whole columns
         column = bool(inner_dims) and self.kind() == "column reduction"
-        persistent = rlen <= PERSISTENT_MAX and not column
+        persistent = not column and rlen <= PERSISTENT_MAX   # a guard (symbolic sizes): the code differs
         split, chunk = self._split_plan(column, rows, rlen)
         if split:
             return self._render_split(outer_dims, inner_dims, rows, rlen, split, chunk)
@@ -477,7 +479,11 @@ class TritonKernelWriter(KernelBuilder):
         return self._wrap(code, var_of, meta)
 
     def _split_plan(self, column: bool, rows: int, rlen: int) -> tuple[int, int]:
-        """(chunks, rows per chunk) for a column reduction worth splitting, else (0, 0)."""
+        """(chunks, rows per chunk) for a column reduction worth splitting, else (0, 0).
+        A heuristic weighed at the compiled shape (symbolic sizes: their hints, no guard):
+        the split code is correct at any size, the number of chunks being derived from the
+        row length at run time."""
+        rows, rlen = hint(rows), hint(rlen)
         if not column or rlen < SPLIT_MIN_RLEN or -(-rows // 64) >= SPLIT_MAX_BLOCKS:
             return 0, 0
         phases = self.phases()
@@ -512,6 +518,9 @@ class TritonKernelWriter(KernelBuilder):
         var_of.update(r_var)
         head = [f"    xs = tl.program_id(0).to({it}) * XBLOCK + tl.arange(0, XBLOCK).to({it})[:, None]",
                 f"    xmask = xs < {rows}", "    xzero = xs * 0"] + x_lines
+        # symbolic sizes: the number of chunks is an argument (NSPLIT, and SBLOCK its power of 2)
+        dyn = isinstance(rows, Dim) or isinstance(rlen, Dim)
+        n_split = "NSPLIT" if dyn else str(split)
         part = head + [f"    rbase = tl.arange(0, RBLOCK).to({it})[None, :]",
                        f"    rstart = tl.program_id(1).to({it}) * {chunk}"]
         part += ["    " + ln for ln in pre + init]
@@ -519,25 +528,25 @@ class TritonKernelWriter(KernelBuilder):
                  "        rs = rstart + roff + rbase", f"        rmask = (rs < {rlen}) & (roff + rbase < {chunk})",
                  "        xrmask = xmask & rmask", "        rzero = rs * 0", "        xrzero = xzero + rzero"]
         part += r_lines + ["        " + ln for ln in lines] + ["    " + ln for ln in combine]
-        sb = 1 << max(0, (split - 1).bit_length())
-        fin = head + [f"    sidx = tl.arange(0, {sb})[None, :]", f"    smask = xmask & (sidx < {split})"]
+        sb = "SBLOCK" if dyn else str(1 << max(0, (split - 1).bit_length()))
+        fin = head + [f"    sidx = tl.arange(0, {sb})[None, :]", f"    smask = xmask & (sidx < {n_split})"]
         for i, (acc, op, ident_v) in enumerate(infos):
-            part.append(f"    tl.store(ws + {i * split * rows} + tl.program_id(1) * {rows} + xs, {acc}, xmask)")
-            fin.append(f"    {acc} = tl.load(ws + {i * split * rows} + sidx * {rows} + xs, smask, other={ident_v})")
+            base = f"{i} * {n_split} * {rows}" if dyn else str(i * split * rows)
+            part.append(f"    tl.store(ws + {base} + tl.program_id(1) * {rows} + xs, {acc}, xmask)")
+            fin.append(f"    {acc} = tl.load(ws + {base} + sidx * {rows} + xs, smask, other={ident_v})")
             fin.append("    " + self._combine_line(acc, op, True))
         fin += ["    " + ln for ln in after]
         row_cache: dict = {}   # fresh: the values hoisted in the first function do not exist here
         for _, mbrs in outer_phases:
             fin += ["    " + ln for ln in self._outer_members(mbrs, row_cache)]
         meta = TritonMeta("reduce", rows * rlen, rows, rlen, False, True, self.bytes_moved(),
-                          split=split, n_acc=len(infos))
+                          split=split, n_acc=len(infos), chunk=chunk if dyn else 0)
         subst = self._substituter(var_of)
-        params = ", ".join(list(self.params.values()) + ["ws", "XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
         bodies = ["\n".join(subst(c) for c in part), "\n".join(subst(c) for c in fin)]
         syms = symbols_in("\n".join(bodies))
-        if syms:
-            params = ", ".join(list(self.params.values()) + syms + ["ws", "XBLOCK: tl.constexpr",
-                                                                     "RBLOCK: tl.constexpr"])
+        params = ", ".join(list(self.params.values()) + syms + ["ws"] + (["NSPLIT"] if dyn else []) +
+                           ["XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"] +
+                           (["SBLOCK: tl.constexpr"] if dyn else []))
         meta.fn_name = _function_name(params, *bodies)
         src = f"@triton.jit\ndef {meta.fn_name}({params}):\n{bodies[0]}\n\n\n" \
               f"@triton.jit\ndef {meta.fn_name}_fin({params}):\n{bodies[1]}\n"

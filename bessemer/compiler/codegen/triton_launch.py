@@ -148,12 +148,14 @@ class TritonLauncher:
         self.cfg = cfg
         self.grid = grid_of(self.meta, cfg)
         # what fn[grid](*args, **meta) does, without building the proxy on every launch
+        # a split reduction compiled with symbolic sizes takes its number of chunks
+        split = {"NSPLIT": self.meta.split, "SBLOCK": _pow2(self.meta.split)} if self.meta.chunk else {}
         self._run = functools.partial(self.fn.run, grid=self.grid, warmup=False, XBLOCK=cfg.XBLOCK,
-                                      RBLOCK=cfg.RBLOCK, num_warps=cfg.num_warps)
+                                      RBLOCK=cfg.RBLOCK, num_warps=cfg.num_warps, **split)
         if self.fin is not None:
             self._run = functools.partial(self._run_split, self._run, functools.partial(
                 self.fin.run, grid=self.grid[:1], warmup=False, XBLOCK=cfg.XBLOCK, RBLOCK=cfg.RBLOCK,
-                num_warps=cfg.num_warps))
+                num_warps=cfg.num_warps, **split))
 
     def _run_split(self, part, fin, *args) -> None:
         ws = torch.empty(self.meta.n_acc * self.meta.split * self.meta.rows, dtype=torch.float32,
@@ -191,6 +193,8 @@ class TritonLauncher:
             env = dict(zip(self.syms, values))
             meta = dataclasses.replace(self.meta, **{f: evaluate(getattr(self.meta, f), env)
                                                       for f in ("numel", "rows", "rlen")})
+            if meta.chunk:   # a split reduction: its chunks of `chunk` rows cover this row length
+                meta = dataclasses.replace(meta, split=-(-meta.rlen // meta.chunk))
             size = "x".join(str(v) for v in values)
             got = self._per_size[values] = TritonLauncher(self.fn, f"{self.name}@{size}", meta, self.tune,
                                                           self.interpret, self.fin)
