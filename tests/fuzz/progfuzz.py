@@ -419,9 +419,12 @@ class Failure:
 @dataclass(frozen=True)
 class Target:
     """How programs are compiled: the kernel backend and the kernel cache folder
-    (default: one per process, so a kernel repeated across programs is built once)."""
+    (default: one per process, so a kernel repeated across programs is built once);
+    `dynamic`: compiled with symbolic sizes (torch.compile's dynamic=True), so the
+    kernels take the sizes as arguments."""
     backend: str = "auto"
     cache_dir: Optional[str] = None
+    dynamic: bool = False
 
     def compile(self, fn: Callable) -> Callable:
         from bessemer.compiler.capture import make_backend
@@ -429,7 +432,7 @@ class Target:
         cfg = TrainingCompilerConfig(cache_dir=self.cache_dir or _default_cache_dir(), fallback="error",
                                      backend=self.backend)
         # fullgraph: a graph break would run part of the program eagerly, unchecked
-        return torch.compile(fn, backend=make_backend(cfg), dynamic=False, fullgraph=True)
+        return torch.compile(fn, backend=make_backend(cfg), dynamic=self.dynamic, fullgraph=True)
 
 
 _cache_dir: list = []

@@ -46,6 +46,20 @@ def test_programs_match_eager(batch, target):
         fd.report() + f"\nshrink it: make fuzz SEED={fd.prog.seed} N=1" for fd in found)
 
 
+@pytest.mark.parametrize("batch", [pytest.param(b, marks=[pytest.mark.full] if b % 4 else [],
+                                               id=f"seeds{b * BATCH}-{b * BATCH + BATCH - 1}")
+                                   for b in range(0, BATCHES, 2)])
+def test_programs_with_symbolic_sizes_match_eager(batch, tmp_path_factory):
+    """The same programs compiled with symbolic sizes (dynamic=True): every size Dynamo
+    keeps symbolic is an expression the kernels and the wrapper compute at run time."""
+    target = Target(cache_dir=str(tmp_path_factory.mktemp("fuzz-symbolic")), dynamic=True)
+    seeds = [s for s in range(batch * BATCH, (batch + 1) * BATCH) if s not in OPEN]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="bessemer: .* has no lowering")
+        found = check_batch(seeds, target)
+    assert not found, "\n\n".join(fd.report() for fd in found)
+
+
 def test_generator_reaches_what_the_fuzzer_promises():
     """The seeds of the bounded run cover ranks 0-5, every layout and dtype, and the
     op families; a generator change that loses one fails here."""
