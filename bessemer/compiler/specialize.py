@@ -1,23 +1,22 @@
-"""Graphs with symbolic sizes: compiled once per concrete shape they are called with.
+"""Graphs with symbolic sizes: compiled once for every shape their decisions hold for.
 
 When Dynamo sees a second shape of a function (torch.compile's default
 `dynamic=None`, or `dynamic=True`), it traces a graph whose sizes are symbols,
 and AOTAutograd hands the forward and backward graphs to bessemer with SymInt
-sizes. The kernel generator works on static shapes, so such a graph is
-specialized: at each call the concrete sizes of its arguments select a static
-version, compiled through the usual pipeline from the symbolic graph itself: the
-arguments give every size symbol its value (`size_binding`) and the lowering
-evaluates the size expressions with them. Where the arguments do not pin every
-symbol down, the graph is traced again at those sizes (`make_fx`, about as slow
-as the rest of the pipeline together) instead. Dynamo
-compiles the Python function at most twice (the first static shape, then the
-symbolic graph), and nothing runs eagerly.
+sizes. At the first call, the arguments give every size symbol its value
+(`size_binding`) and the pipeline compiles the graph with its sizes kept as
+expressions over the symbols (symbolic.py): kernels and wrapper take the sizes
+at run time, and every decision the compile took on sizes is a guard. A later
+shape whose symbols satisfy a compile's guards runs that compile (a few
+polynomial evaluations, once per new shape); one that satisfies none is compiled
+again, with its own guards. Dynamo compiles the Python function at most twice
+(the first static shape, then the symbolic graph), and nothing runs eagerly.
 
-The trade: every new shape still costs one run of bessemer's pipeline (lower,
-fuse, render, build; a few hundred ms for a transformer block with its kernels
-in the disk cache, seconds without), while every step runs kernels specialized
-for its exact sizes, as fast as a static compile. MAX_SHAPES bounds the
-specializations kept per graph; past it a shape runs eagerly with one warning.
+Where a compile with symbolic sizes fails, the shape is specialized instead:
+the graph compiled with every size bound to its value, or, where the arguments
+do not pin every symbol down (a size read from data), traced again at those
+sizes (`make_fx`). MAX_SHAPES bounds the compiles kept per graph; past it a
+shape runs eagerly with one warning.
 """
 from __future__ import annotations
 
@@ -28,9 +27,9 @@ from typing import Any, Callable, Optional
 
 import sympy
 import torch
+from torch.fx.experimental.proxy_tensor import make_fx
 
 from . import symbolic
-from torch.fx.experimental.proxy_tensor import make_fx
 
 log = logging.getLogger("bessemer")
 
@@ -119,13 +118,11 @@ class ShapeSpecialized:
     the graph cannot be compiled with symbolic sizes."""
 
     def __init__(self, gm: torch.fx.GraphModule, compile_static: Callable[..., Any],
-                 name: str, fallback: str, generic: bool = True, strict: bool = False,
-                 per_shape: Optional[Callable] = None):
+                 name: str, fallback: str, strict: bool = False, per_shape: Optional[Callable] = None):
         self.gm, self.compile_static, self.name, self.fallback = gm, compile_static, name, fallback
         # what wraps a symbolic compile for each shape it serves (a CUDA graph is per shape)
         self.per_shape = per_shape or (lambda fn, name, args: fn)
         self.compiled: dict[tuple, Callable] = {}
-        self.generic = generic     # try a compile with symbolic sizes first
         self.strict = strict       # a failed symbolic compile is an error (the tests), not a static compile
         self.variants: list[tuple[symbolic.Guards, Callable]] = []   # symbolic compiles and their guards
         self.n_compiles = 0
@@ -165,8 +162,7 @@ class ShapeSpecialized:
             name = f"{self.name}.{self.n_compiles}"
             self.n_compiles += 1
             fn = None
-            if sizes is not None and self.generic and \
-                    all(v >= symbolic.MIN_SIZE for v in sizes.values.values()):
+            if sizes is not None and all(v >= symbolic.MIN_SIZE for v in sizes.values.values()):
                 fn = self._compile_symbolic(sizes, args, name, shapes)
                 if fn is not None:
                     fn = self.per_shape(fn, f"{self.name}@{len(self.compiled)}", args)
