@@ -658,8 +658,12 @@ class Lowerer:
             elif isinstance(ex, torch.Tensor):
                 if ex.device != self.device:
                     raise Unsupported(f"input {i} is on {ex.device}, the graph runs on {self.device}")
-                m = self.meta(n) if self.sizes is not None and self.sizes.symbolic else ex
-                self.env[n] = self.g.input(tuple(m.shape), ex.dtype, tuple(m.stride()), name=f"arg{i}")
+                if self.sizes is not None and self.sizes.symbolic:
+                    m = self.meta(n)
+                    shape, stride = tuple(m.shape), input_strides(m.shape, m.stride(), ex)
+                else:
+                    shape, stride = tuple(ex.shape), tuple(ex.stride())
+                self.env[n] = self.g.input(shape, ex.dtype, stride, name=f"arg{i}")
             elif self.sizes is not None and self.sizes.symbolic and isinstance(n.meta.get("val"), _SYM_TYPES):
                 self.env[n] = self.sizes.value(n.meta["val"])   # a size symbol as an argument
             else:
@@ -838,6 +842,24 @@ class SizeBinding:
                 span = 1 + offset
             return torch.empty(span, dtype=v.dtype, device="meta").as_strided(shape, stride, offset)
         return self.value(v)
+
+
+def input_strides(shape: tuple, traced: tuple, ex: torch.Tensor) -> tuple:
+    """An input's strides as expressions over the size symbols, following its actual layout
+    `ex` (which may differ from the traced one: a compiled forward writes its outputs in its
+    own order). A dense layout in any dim order is written over the symbolic sizes; any
+    other keeps the traced strides, and the wrapper copies the argument into them."""
+    actual = tuple(ex.stride())
+    if tuple(symbolic_mod.hint(s) for s in traced) == actual:
+        return tuple(traced)
+    order = sorted(range(len(shape)), key=lambda d: (actual[d], symbolic_mod.hint(shape[d])))
+    out, acc = [0] * len(shape), 1
+    for d in order:            # innermost first
+        out[d] = acc
+        acc = acc * shape[d]
+    if tuple(symbolic_mod.hint(s) if n != 1 else a for s, n, a in zip(out, ex.shape, actual)) == actual:
+        return tuple(o if n != 1 else a for o, n, a in zip(out, ex.shape, actual))
+    return tuple(traced)
 
 
 class SymMeta:

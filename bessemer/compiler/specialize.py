@@ -62,10 +62,14 @@ def shape_key(args) -> tuple:
     return tuple(key)
 
 
-def size_binding(gm: torch.fx.GraphModule, args: list, check_nodes: bool = True):
+def size_binding(gm: torch.fx.GraphModule, args: list, check_nodes: bool = True, strides: bool = True):
     """The value of every size symbol of `gm` at the sizes of `args` (a lowering.SizeBinding),
     read from the placeholders whose sizes are plain symbols and checked against every size
-    and stride of every argument; None when the arguments do not pin them all down."""
+    and stride of every argument; None when the arguments do not pin them all down.
+
+    `strides=False` leaves the arguments' strides out: an argument laid out otherwise than
+    traced (a saved activation a compiled forward wrote in its own order) still binds; a
+    compile with symbolic sizes reads its actual layout (lowering.input_strides)."""
     from .lowering import SizeBinding
     values: dict = {}
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -78,8 +82,11 @@ def size_binding(gm: torch.fx.GraphModule, args: list, check_nodes: bool = True)
         if isinstance(v, torch.Tensor) and isinstance(a, torch.Tensor):
             if v.dim() != a.dim():
                 return None
-            pairs += list(zip(v.shape, a.shape)) + list(zip(v.stride(), a.stride()))
-            where += [(i, "size", d) for d in range(a.dim())] + [(i, "stride", d) for d in range(a.dim())]
+            pairs += list(zip(v.shape, a.shape))
+            where += [(i, "size", d) for d in range(a.dim())]
+            if strides:
+                pairs += list(zip(v.stride(), a.stride()))
+                where += [(i, "stride", d) for d in range(a.dim())]
             pairs.append((v.storage_offset(), a.storage_offset()))
             where.append((i, "offset", 0))
         elif isinstance(v, torch.SymInt) and isinstance(a, int):
@@ -142,6 +149,11 @@ class ShapeSpecialized:
             if key in self.compiled:
                 return self.compiled[key]
             sizes = size_binding(self.gm, args, check_nodes=not self.variants)
+            if sizes is None:   # a compile with symbolic sizes takes the arguments' own layouts
+                sizes = size_binding(self.gm, args, check_nodes=not self.variants, strides=False)
+                strict_layout = False
+            else:
+                strict_layout = True
             if sizes is not None and self.variants:
                 names = {symbolic.symbol_name(k): v for k, v in sizes.values.items()}
                 for guards, fn in self.variants:
@@ -168,7 +180,7 @@ class ShapeSpecialized:
                     fn = self.per_shape(fn, f"{self.name}@{len(self.compiled)}", args)
             if fn is None:
                 log.info("bessemer: specializing graph %s for shape %d: %s", self.name, self.n_compiles, shapes)
-                if sizes is not None:
+                if sizes is not None and strict_layout:
                     # lowered straight from the symbolic graph, its size expressions evaluated
                     fn = self.compile_static(self.gm, list(args), name, sizes)
                 else:

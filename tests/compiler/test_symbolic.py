@@ -97,3 +97,20 @@ def test_known_le_holds_at_every_shape_only():
     s0, s1 = dims(s0=8, s1=8)
     assert symbolic.known_le(s0 * 64, s0 * s1 * 64) and symbolic.known_le(3, 4)
     assert not symbolic.known_le(s0 * 64, s0 * s1 * 8)   # equal at these sizes, not at all
+
+
+def test_input_strides_follow_the_actual_layout():
+    """An argument laid out otherwise than traced (a compiled forward's saved activation in
+    its own order) gets symbolic strides of its actual dense order; one that is not dense
+    keeps the traced strides (the wrapper copies it into them)."""
+    from bessemer.compiler.lowering import input_strides
+    s, = dims(s0=10)
+    shape = (2, 2, s, 16)
+    traced = (32 * s, 16, 32, 1)                       # as the trace laid it out
+    contiguous = torch.empty(2, 2, 10, 16)
+    got = input_strides(shape, traced, contiguous)
+    assert [symbolic.evaluate(x, {"_s0": 7}) for x in got] == [448, 224, 16, 1]
+    permuted = torch.empty(2, 10, 2, 16).permute(0, 2, 1, 3)
+    assert input_strides(shape, traced, permuted) == traced
+    sliced = torch.empty(2, 2, 10, 32)[..., :16]       # not dense: the traced strides stay
+    assert input_strides(shape, traced, sliced) == traced
