@@ -207,7 +207,7 @@ def _binary(name: str, compare: bool = False):
 
 for _name, _ops in {
     "add": [aten.add.Tensor, aten.add.Scalar], "sub": [aten.sub.Tensor, aten.sub.Scalar],
-    "mul": [aten.mul.Tensor, aten.mul.Scalar], "div": [aten.div.Tensor, aten.div.Scalar],
+    "mul": [aten.mul.Tensor, aten.mul.Scalar], "div": [aten.div.Tensor, aten.div.Scalar, aten.true_divide.Tensor],
     "pow": [aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor, aten.pow.Scalar],
     "maximum": [aten.maximum.default], "minimum": [aten.minimum.default],
     "remainder": [aten.remainder.Tensor, aten.remainder.Scalar], "fmod": [aten.fmod.Tensor, aten.fmod.Scalar],
@@ -388,6 +388,13 @@ def _to_copy(L, node, x, dtype=None, **kw):
         raise Unsupported("device transfer")
     if kw.get("memory_format") not in (None, torch.preserve_format, torch.contiguous_format):
         raise Unsupported("memory format")
+    return L.g.cast(x, L.dtype(node)) if x.dtype != L.dtype(node) else L.copy(x)
+
+
+@lowers(torch.ops.prims.convert_element_type.default)
+def _convert_element_type(L, node, x, dtype):
+    """A dtype conversion (graphs with symbolic sizes carry Python floats as 0-dim float64
+    tensors through it: math.sqrt(2 / pi) in a GELU)."""
     return L.g.cast(x, L.dtype(node)) if x.dtype != L.dtype(node) else L.copy(x)
 
 

@@ -205,3 +205,23 @@ def test_a_split_column_reduction_serves_every_row_count(tmp_path):
     (cg,) = backend.bessemer.compiled
     (k,) = cg.kernels
     assert k.kind == "column reduction" and k.meta.chunk > 0 and "NSPLIT" in cg.cpp
+
+
+def test_python_floats_of_a_symbolic_graph_are_computed_in_its_kernels(tmp_path):
+    """With symbolic sizes Dynamo passes Python floats (math.pi in GPT-2's GELU) as 0-dim
+    float64 tensors through true_divide and convert_element_type: these are lowered, so no
+    ATen call is left for them in every layer."""
+    import math
+
+    def gelu(x):
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+    backend = make_backend(TrainingCompilerConfig(cache_dir=str(tmp_path / "c"), fallback="error"))
+    f = torch.compile(gelu, backend=backend, dynamic=True)
+    for n in (5, 7):
+        x = torch.randn(n, 3, requires_grad=True)
+        xr = x.detach().clone().requires_grad_()
+        f(x).sum().backward()
+        gelu(xr).sum().backward()
+        torch.testing.assert_close(x.grad, xr.grad)
+    assert [(cg.n_kernels, cg.n_externs) for cg in backend.bessemer.compiled] == [(1, 0), (1, 0)]
