@@ -9,11 +9,13 @@ constant stay polynomials, and the renderers print a Dim as source text
 (`(768*_s0*_s1)`, valid C++ and Python), so kernels and the wrapper compute
 sizes from the symbols they are given at run time.
 
-A decision that depends on a size -- a comparison, a branch, an `int()` -- is
-taken at the hint and recorded as a guard (`Guards`), unless it holds for every
-size (`768*_s0 >= 1` holds for all sizes >= 1). The compiled graph then serves
-exactly the shapes on which every guard gives the same answer; any other shape
-is compiled again. Whatever cannot be kept symbolic (a float derived from a
+A decision that depends on a size -- an order comparison, a branch, an `int()`
+-- is taken at the hint and recorded as a guard (`Guards`), unless it holds for
+every size (`_s0*_s1 > _s0` holds for all sizes >= MIN_SIZE). The compiled
+graph then serves exactly the shapes on which every guard gives the same answer;
+any other shape is compiled again. Equality is structural and takes no guard
+(see Dim.__eq__). With BESSEMER_DEBUG_GUARDS=1 the log names where each guard
+was taken. Whatever cannot be kept symbolic (a float derived from a
 size, a non-exact division, a size handed to a C function through __index__)
 falls back to the hint with a guard that pins the expression to its value:
 always correct, only less general. So the generic path never produces a kernel
