@@ -432,6 +432,17 @@ def _as_strided_scatter(L, node, x, src, size, stride, storage_offset=None):
     return L.copy(reshape(L.g, L.g.cast(src, x.dtype) if src.dtype != x.dtype else src, x.shape))
 
 
+@lowers(aten.slice_scatter.default)
+def _slice_scatter(L, node, x, src, dim=0, start=None, end=None, step=1):
+    """x with a slice of it replaced by src. Lowered when the slice is all of x (a backward
+    traced with symbolic sizes keeps this no-op, `end` = sys.maxsize: its result is src);
+    any other slice runs in ATen."""
+    dim %= len(x.shape)
+    if not ((start or 0) == 0 and step == 1 and (end is None or end >= x.shape[dim]) and src.shape == x.shape):
+        raise Unsupported("slice_scatter over part of its input")
+    return L.copy(L.g.cast(src, x.dtype) if src.dtype != x.dtype else src)
+
+
 # views --------------------------------------------------------------------------
 @lowers(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 def _view(L, node, x, size):

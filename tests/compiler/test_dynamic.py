@@ -225,3 +225,19 @@ def test_python_floats_of_a_symbolic_graph_are_computed_in_its_kernels(tmp_path)
         gelu(xr).sum().backward()
         torch.testing.assert_close(x.grad, xr.grad)
     assert [(cg.n_kernels, cg.n_externs) for cg in backend.bessemer.compiled] == [(1, 0), (1, 0)]
+
+
+def test_a_slice_scatter_over_all_of_its_input_is_lowered(tmp_path):
+    """A backward traced with symbolic sizes keeps slice_scatter(x, src, dim, 0, sys.maxsize),
+    which a static trace folds away: it is src, computed without an ATen call."""
+    import sys
+
+    def f(x, y):
+        return torch.slice_scatter(x, y * 2, 1, 0, sys.maxsize) + 1
+
+    backend = make_backend(TrainingCompilerConfig(cache_dir=str(tmp_path / "c"), fallback="error"))
+    g = torch.compile(f, backend=backend, dynamic=True)
+    for n in (5, 7):
+        x, y = torch.randn(3, n), torch.randn(3, n)
+        torch.testing.assert_close(g(x, y), f(x, y))
+    assert [cg.n_externs for cg in backend.bessemer.compiled] == [0]

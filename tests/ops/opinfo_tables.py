@@ -157,7 +157,8 @@ _INTEGER_ONLY = "an integer-only op (no float kernel): the suite's cases are flo
 # LOWERINGS entries no case of the suite lowers, and why (checked by make test-full).
 # Reached by graphs with symbolic sizes only, where Dynamo passes Python floats as 0-dim
 # float64 tensors (tests/compiler/test_dynamic.py: test_python_floats_of_a_symbolic_graph_...)
-_SYMBOLIC_FLOATS = "graphs with symbolic sizes only (Python floats as 0-dim tensors); see test_dynamic.py"
+_SYMBOLIC_FLOATS = ("graphs with symbolic sizes only (Python floats as 0-dim tensors; a slice_scatter over all "
+                    "of its input); see test_dynamic.py")
 
 UNCOVERED: dict[str, str] = {
     'prims.convert_element_type.default': _SYMBOLIC_FLOATS,
@@ -184,6 +185,7 @@ UNCOVERED: dict[str, str] = {
     'aten.rsub.Scalar': _DECOMPOSED,
     'aten.rsub.Tensor': _DECOMPOSED,
     'aten.sigmoid_backward.default': _DECOMPOSED,
+    'aten.slice_scatter.default': _SYMBOLIC_FLOATS,
     'aten.true_divide.Tensor': _SYMBOLIC_FLOATS,
     'aten.split.Tensor': _DECOMPOSED,
     'aten.squeeze.default': _DECOMPOSED,
