@@ -814,8 +814,17 @@ class SizeBinding:
         self.symbolic = symbolic
         # our symbol name -> where the wrapper reads it: (placeholder index, "size"|"stride"|"offset"|"int", dim)
         self.sources = sources or {}
-        self.names = {symbolic_mod.symbol_name(k): v for k, v in values.items()} if symbolic else {}
+        self.names = self.named_values() if symbolic else {}
         self._nodes: dict = {}   # FX node -> its metadata at these sizes
+
+    def named_values(self) -> dict[str, int]:
+        """The symbols' values under the names kernels and guards use (symbolic.symbol_name)."""
+        return {symbolic_mod.symbol_name(k): v for k, v in self.values.items()}
+
+    def symbolic_copy(self) -> "SizeBinding":
+        """The same values, for a compile that keeps the sizes symbolic."""
+        return SizeBinding(self.values, symbolic=True,
+                           sources={symbolic_mod.symbol_name(k): v for k, v in self.sources.items()})
 
     def node_meta(self, node: torch.fx.Node) -> Any:
         """An FX node's metadata at these sizes (computed once per node)."""
@@ -833,11 +842,7 @@ class SizeBinding:
             return symbolic_mod.from_sympy(x.node.expr, self.names, self.values)
         if self.symbolic:
             # a float or a truth value computed from sizes: pinned to this shape
-            g = symbolic_mod._active()
-            for s in x.node.expr.free_symbols:
-                name = symbolic_mod.symbol_name(s)
-                if g is not None:
-                    g.add({(name,): 1, (): -self.names[name]}, "==", True, f"{type(x).__name__} {x.node.expr}")
+            symbolic_mod.pin(x.node.expr.free_symbols, self.names, f"{type(x).__name__} {x.node.expr}")
         if isinstance(x, torch.SymBool):
             return bool(v)
         return int(v) if isinstance(x, torch.SymInt) else float(v)

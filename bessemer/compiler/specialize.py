@@ -155,7 +155,7 @@ class ShapeSpecialized:
             else:
                 strict_layout = True
             if sizes is not None and self.variants:
-                names = {symbolic.symbol_name(k): v for k, v in sizes.values.items()}
+                names = sizes.named_values()
                 for guards, fn in self.variants:
                     if symbolic.serves(names, guards):
                         fn = self.compiled[key] = self.per_shape(fn, f"{self.name}@{len(self.compiled)}", args)
@@ -191,13 +191,10 @@ class ShapeSpecialized:
 
     def _compile_symbolic(self, sizes, args: list, name: str, shapes: str) -> Optional[Callable]:
         """One compile for every shape on which its decisions hold (None: it failed)."""
-        from .lowering import SizeBinding
-        binding = SizeBinding(sizes.values, symbolic=True,
-                              sources={symbolic.symbol_name(k): v for k, v in sizes.sources.items()})
         guards = symbolic.Guards()
         try:
             with symbolic.recording(guards):
-                fn = self.compile_static(self.gm, list(args), name, binding, strict=True)
+                fn = self.compile_static(self.gm, list(args), name, sizes.symbolic_copy(), strict=True)
         except Exception as e:  # noqa: BLE001 - the static path compiles this shape instead
             if self.strict:
                 raise

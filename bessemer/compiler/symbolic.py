@@ -27,7 +27,7 @@ import os
 import re
 import threading
 import traceback
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
 Mono = tuple   # sorted symbol names, repeated for powers; () is the constant term
 
@@ -122,14 +122,19 @@ def _poly(x) -> dict:
     return {(): int(x)} if x else {}
 
 
+def _accumulate(out: dict, m: Mono, c: int) -> None:
+    """out[m] += c, dropping a term that cancels to 0."""
+    v = out.get(m, 0) + c
+    if v:
+        out[m] = v
+    else:
+        out.pop(m, None)
+
+
 def _add(a: dict, b: dict, sign: int = 1) -> dict:
     out = dict(a)
     for m, c in b.items():
-        v = out.get(m, 0) + sign * c
-        if v:
-            out[m] = v
-        else:
-            out.pop(m, None)
+        _accumulate(out, m, sign * c)
     return out
 
 
@@ -137,12 +142,7 @@ def _mul(a: dict, b: dict) -> dict:
     out: dict = {}
     for ma, ca in a.items():
         for mb, cb in b.items():
-            m = _mul_mono(ma, mb)
-            v = out.get(m, 0) + ca * cb
-            if v:
-                out[m] = v
-            else:
-                out.pop(m, None)
+            _accumulate(out, _mul_mono(ma, mb), ca * cb)
     return out
 
 
@@ -377,9 +377,6 @@ class Dim:
     def __format__(self, spec: str) -> str:
         return str(self) if not spec else format(self._concrete("format"), spec)
 
-    def symbols(self) -> set[str]:
-        return {s for m in self.poly for s in m}
-
     def __reduce__(self):
         # a Dim never outlives its compile: pickling (a cache key, a deep copy) pins it
         return (int, (self._concrete("pickle"),))
@@ -412,6 +409,16 @@ def hint(x) -> Any:
 def evaluate(x, values: dict[str, int]) -> Any:
     """x at the symbol values `values` (a run-time size)."""
     return _eval(x.poly, values) if isinstance(x, Dim) else x
+
+
+def pin(symbols, values: dict[str, int], why: str) -> None:
+    """Pin each of these torch size symbols to its value (a guard each): what a value
+    computed from them that cannot stay symbolic asks for."""
+    g = _active()
+    if g is not None:
+        for s in symbols:
+            name = symbol_name(s)
+            g.add({(name,): 1, (): -values[name]}, "==", True, why)
 
 
 def concrete(x, why: str = "concrete"):
@@ -478,19 +485,8 @@ def from_sympy(expr, values: dict[str, int], sym_values: dict) -> Any:
     try:
         poly = conv(sympy.expand(expr))
     except ValueError:
-        g = _active()
-        for s in expr.free_symbols:
-            name = symbol_name(s)
-            if g is not None:
-                g.add({(name,): 1, (): -values[name]}, "==", True, f"not a polynomial: {expr}")
+        pin(expr.free_symbols, values, f"not a polynomial: {expr}")
         return value
     assert _eval(poly, values) == value, (expr, poly)
     return make(poly, value)
 
-
-def all_symbols(items: Iterable) -> set[str]:
-    out: set[str] = set()
-    for x in items:
-        if isinstance(x, Dim):
-            out |= x.symbols()
-    return out
