@@ -30,7 +30,7 @@ from ..config import TrainingCompilerConfig
 # BESSEMER_VERIFY=1 (the tests set it): check the IR's invariants after every pass,
 # and raise when generated code does not build instead of falling back.
 ENV_VERIFY = "BESSEMER_VERIFY"
-from . import graph_cache, partition, runtime
+from . import graph_cache, partition, runtime, tangents
 from .codegen import backends
 from .codegen.build import BuildError
 from .pipeline import CompiledGraph, Pipeline
@@ -224,7 +224,21 @@ class BessemerBackend:
         self.compiled.append(cg)
         gm = state.get("fallback_gm")
         fn = self._finish(fn, backend.name, gm, name, kind, example_inputs)
-        return _CollectOnce(fn) if kind == "backward" else fn
+        if kind != "backward":
+            return fn
+        fn = _CollectOnce(fn)
+        tan = state.get("tangents")
+        if tan is None:
+            return fn
+        return tangents.AbsentTangents(tan["positions"], tan["absent"], fn, functools.partial(
+            self._stored_variant, self.compiler("backward"), tan))
+
+    @staticmethod
+    def _stored_variant(compile_graph, tan: dict, absent: tuple, args: list):
+        """A loaded backward graph compiled for another pattern of missing tangents, from the
+        graph the cache kept (its metadata propagated again from the call's arguments)."""
+        gm, inputs = tangents.restored(tan, args)
+        return compile_graph(*tangents.without(gm, inputs, absent))
 
     def aot(self, cached: bool = False):
         """AOTAutograd with bessemer's compilers; `cached`: for a compile under graph_cache.active,
@@ -260,22 +274,35 @@ class BessemerBackend:
     def _reported(self, compile_graph, collect: bool = False):
         """compile_graph, with the partition report on the graphs it compiled (`.partition`)."""
         def run(gm: torch.fx.GraphModule, example_inputs):
+            absent = None
             if collect:
                 gm.meta["bessemer_donated"] = _donated(example_inputs)
+                if not is_symbolic(example_inputs):
+                    absent = tangents.predicted(gm)   # compiled for the tangents a step passes
             n = len(self.compiled)
             self._to_store = None
-            fn = compile_graph(gm, example_inputs)
+            fn = compile_graph(*tangents.without(gm, example_inputs, absent or ()))
             for cg in self.compiled[n:]:
                 cg.partition = gm.meta.get("bessemer_partition")
             fn = _CollectOnce(fn) if collect else fn
+            if absent is not None:
+                fn = tangents.AbsentTangents(tangents.tangent_positions(gm), absent, fn,
+                                             functools.partial(self._variant, compile_graph, gm, example_inputs))
             if self._caching():
                 state, self._to_store = self._to_store, None
                 if state is None:   # eager, or symbolic sizes: not stored
                     return graph_cache.EagerGraph(fn)
                 state["partition"] = gm.meta.get("bessemer_partition")
+                if absent is not None:
+                    state["tangents"] = tangents.stored(gm, absent)
                 return graph_cache.CachedGraph(fn, state)
             return fn
         return run
+
+    @staticmethod
+    def _variant(compile_graph, gm: torch.fx.GraphModule, example_inputs, absent: tuple, args: list):
+        """A backward graph compiled for another pattern of missing tangents."""
+        return compile_graph(*tangents.without(gm, example_inputs, absent))
 
 
 def _donated(example_inputs) -> frozenset:
@@ -392,8 +419,11 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
         aot = aots.get(cached) or aots.setdefault(cached, be.aot(cached))
         if cached:
             with graph_cache.active(be):
-                return aot(gm, example_inputs, **kwargs)
-        return aot(gm, example_inputs, **kwargs)
+                fn = aot(gm, example_inputs, **kwargs)
+        else:
+            fn = aot(gm, example_inputs, **kwargs)
+        # the backward takes None for the outputs a step does not differentiate (tangents.py)
+        return tangents.mark_outputs(fn) if tangents.turns_off_filling(gm, example_inputs) else fn
 
     backend.bessemer = be  # type: ignore[attr-defined]
     return backend

@@ -189,14 +189,63 @@ def light_kernels(kernels: list) -> list:
 
 
 def fallback_module(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
-    """A copy of gm that pickles (no node metadata), to run eagerly if a reloaded
-    Triton graph fails at its first launch."""
-    with torch._subclasses.fake_tensor.unset_fake_temporarily():
-        g = copy.deepcopy(gm)
-    g.meta = {}
-    for n in g.graph.nodes:
-        n.meta = {}
-    return g
+    """gm as the cache keeps a graph to run or compile again after a load (a reloaded Triton
+    graph that fails at its first launch runs it eagerly; a backward compiled for other
+    tangents, tangents.py): a PortableGraph."""
+    return PortableGraph(gm, gm.graph)
+
+
+class _Ref:
+    """A node named in a stored node's arguments."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+class PortableGraph(torch.fx.GraphModule):
+    """A graph module that pickles as its node list and the tensors it reads (get_attr), with
+    no node metadata. A plain GraphModule pickles as its code, which unpickling traces again:
+    that runs every op whose arguments are all constants (a `full` of zeros) and keeps the
+    result as a real tensor constant of the graph."""
+
+    def __reduce__(self):
+        nodes, attrs = [], {}
+        for n in self.graph.nodes:
+            if n.op == "get_attr":
+                attrs[n.target] = _getattr_path(self, n.target)
+            ref = lambda a: _Ref(a.name)   # noqa: E731
+            nodes.append((n.op, n.name, _encode(n.target), torch.fx.node.map_arg(n.args, ref),
+                          torch.fx.node.map_arg(n.kwargs, ref)))
+        return (_rebuild_graph, (nodes, attrs))
+
+
+def _getattr_path(obj, path: str):
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _rebuild_graph(nodes: list, attrs: dict) -> PortableGraph:
+    root = torch.nn.Module()
+    for path, value in attrs.items():
+        owner = root
+        *parents, leaf = path.split(".")
+        for part in parents:
+            if not hasattr(owner, part):
+                owner.add_module(part, torch.nn.Module())
+            owner = getattr(owner, part)
+        setattr(owner, leaf, value)
+    g = torch.fx.Graph()
+    env: dict = {}
+    deref = lambda a: env[a.name] if isinstance(a, _Ref) else a   # noqa: E731
+    for op, name, target, args, kwargs in nodes:
+        target = target.resolve() if isinstance(target, _Op) else target
+        if op == "output":
+            env[name] = g.output(torch.fx.node.map_aggregate(args[0], deref))
+            continue
+        env[name] = g.create_node(op, target, torch.fx.node.map_aggregate(args, deref),
+                                  torch.fx.node.map_aggregate(kwargs, deref), name=name)
+    return PortableGraph(root, g)
 
 
 # -- the key -------------------------------------------------------------------------------------
