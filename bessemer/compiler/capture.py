@@ -277,6 +277,9 @@ class BessemerBackend:
             absent = None
             if collect:
                 gm.meta["bessemer_donated"] = _donated(example_inputs)
+                names = gm.meta.get("bessemer_saved_returned", ())
+                gm.meta["bessemer_maybe_donated"] = frozenset(
+                    i for i, p in enumerate(n for n in gm.graph.nodes if n.op == "placeholder") if p.name in names)
                 if not is_symbolic(example_inputs):
                     absent = tangents.predicted(gm)   # compiled for the tangents a step passes
             n = len(self.compiled)

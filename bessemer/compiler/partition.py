@@ -59,6 +59,8 @@ from typing import Any, Callable, Optional, Sequence, Union
 import torch
 import torch.fx as fx
 
+from .joint import rewrite as rewrite_joint
+
 log = logging.getLogger("bessemer")
 aten = torch.ops.aten
 
@@ -74,6 +76,10 @@ POINTWISE_COST = 0.1
 # computed value saved in its place coexists with it. Inputs are charged this share
 # of their bytes, so that of two equal choices the input is kept.
 INPUT_SAVE_SHARE = 0.9
+# A value the forward returns is in memory at its end anyway (a language model's logits):
+# saving it adds nothing to the forward's peak, where a value computed from it and saved in
+# its place coexists with it. Charged this share, so that of two equal choices it is kept.
+OUTPUT_SAVE_SHARE = 0.9
 # A reduction whose output is at least this many times smaller than its input is a
 # "large" reduction (a row statistic, a sum over the batch): its result is cheap to
 # save and costs a full pass to recompute, so the default plan saves it.
@@ -466,6 +472,11 @@ class _Network:
         self.boundaries = _checkpoint_boundaries(j.g)
         self.checkpointed = sum(1 for n in j.g.nodes if _checkpoint_policy(n) == "recompute")
         self.bw_needed = {o for o in j.bwd_outputs if isinstance(o, fx.Node)}
+        self.returned = set()      # returned values, and the bases of returned views
+        for o in j.fwd_outputs:
+            while isinstance(o, fx.Node) and o not in self.returned:
+                self.returned.add(o)
+                o = o.args[0] if self.kinds[o].kind == "view" and o.args else None
 
     def _of_never(self, n: fx.Node) -> bool:
         """A tensor of a tuple that must not be recomputed (dropout's output and mask): it is saved."""
@@ -483,6 +494,8 @@ class _Network:
             return 0.0 if n in self.static_inputs else INPUT_SAVE_SHARE * _nbytes(n)
         if self.kinds[n].kind == "view":
             return math.inf
+        if n in self.returned:
+            return OUTPUT_SAVE_SHARE * _nbytes(n)
         return float(_nbytes(n))
 
     def solve(self, scale: Optional[float]) -> _Cut:
@@ -702,6 +715,7 @@ def partition(joint: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
     """AOTAutograd's partition_fn: (forward module, backward module) for a joint graph."""
     joint.graph.eliminate_dead_code()
     joint.recompile()
+    rewrite_joint(joint)
     j = _analyze(joint, num_fwd_outputs)
     static = {p for i, p in enumerate(j.primals) if i in set(static_lifetime_input_indices or ())}
     net = _Network(j, static, _lowered_ops())
@@ -742,6 +756,9 @@ def partition(joint: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
         backward_peak_bytes=estimated_peak(bw, {p.name for p in static}))
     fw.meta["bessemer_partition"] = rep
     bw.meta["bessemer_partition"] = rep
+    # saved values the forward also returns: AOTAutograd does not donate them (the caller may
+    # hold them), the backward may still write over them where it finds nobody does
+    bw.meta["bessemer_saved_returned"] = frozenset(n.name for n in saved if n in net.returned)
     if report is not None:
         report(rep)
     log.info("bessemer: %s", rep.summary())

@@ -123,7 +123,9 @@ class Pipeline:
         self._dump("fuse", sched.format())
         self._verify(verify_schedule, sched, "fuse")
         donated = frozenset(f"arg{i}" for i in gm.meta.get("bessemer_donated", ()))  # placeholder i is arg<i>
-        plan = self._timed("plan_memory", plan_memory, sched, donated)
+        # saved values the caller may still hold: planned over, and checked at run time
+        maybe = frozenset(f"arg{i}" for i in gm.meta.get("bessemer_maybe_donated", ())) - donated
+        plan = self._timed("plan_memory", plan_memory, sched, donated | maybe)
         self._dump("plan_memory", plan.format())
         src, kernels = self._timed("render", backend.render, sched)
         self._dump("kernels", src, backend.source_ext)
@@ -136,7 +138,7 @@ class Pipeline:
             placeholders.append(f"arg{i}" if isinstance(ex, torch.Tensor) else f"_unused{i}")
         sources = sizes.sources if sizes is not None and sizes.symbolic else None
         wrapper, consts = self._timed("wrapper", write_wrapper, sched, plan, kernels, backend, placeholders,
-                                      sources)
+                                      sources, maybe)
         fn = self._timed("load", runtime.load, wrapper, consts, built, device)
         self._dump("wrapper", wrapper, "py")
         n_k = len(sched.kernels)

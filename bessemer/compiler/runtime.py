@@ -6,6 +6,7 @@ returns its `call(args)`.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import torch
@@ -35,6 +36,39 @@ def _as_strided(t: torch.Tensor, size: tuple, stride: tuple, offset: int) -> tor
 def _reuse(t: torch.Tensor, size: tuple, dtype: torch.dtype) -> torch.Tensor:
     """A contiguous tensor of `size` and `dtype` at the start of t's storage (at least as large)."""
     return torch.empty(0, dtype=dtype, device=t.device).set_(t.untyped_storage(), 0, size)
+
+
+def _holders(t: torch.Tensor) -> tuple[int, int, int]:
+    """Who holds t, as seen one call below its caller's frame: Python references to the
+    tensor object, owners of its TensorImpl, owners of its storage."""
+    return sys.getrefcount(t), t._use_count(), torch._C._storage_Use_Count(t.untyped_storage()._cdata)
+
+
+def _probe(t: torch.Tensor) -> tuple[int, int, int]:
+    return _holders(t)
+
+
+def _alone() -> tuple[int, int, int]:
+    t = torch.empty(1)
+    return _probe(t)
+
+
+# what _holders sees of a tensor held by one local variable of the calling frame and nothing
+# else, measured on this interpreter rather than assumed
+_ALONE = _alone()
+
+
+def _sole(t: torch.Tensor) -> bool:
+    """Whether t and its storage are held only by the caller's one local variable: a saved
+    value the caller may overwrite once it is dead (nobody else can see it). A tensor the
+    user still holds (a returned output), a view of it, or a second reference fails it."""
+    return _holders(t) == _ALONE
+
+
+def _spare(t: torch.Tensor) -> torch.Tensor:
+    """Fresh memory as large as t's storage, for a buffer planned into t's storage when t
+    turns out to be held by someone else (see _sole)."""
+    return torch.empty(t.untyped_storage().nbytes(), dtype=torch.uint8, device=t.device)
 
 
 def _allocator(device: torch.device) -> Callable:
@@ -69,7 +103,7 @@ def load(src: str, consts: dict[str, Any], built: Built, device: torch.device) -
     """The generated program's `call`, with its names bound."""
     env: dict[str, Any] = {
         "torch": torch, "_layout": _layout, "_as_strided": _as_strided, "_empty": _allocator(device),
-        "_reuse": _reuse,
+        "_reuse": _reuse, "_sole": _sole, "_spare": _spare,
     }
     assert set(env) == set(RUNTIME_NAMES)
     env.update(consts)

@@ -84,10 +84,33 @@ def without(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], absent: Seq
                     env[p] = _zeros(g, p)
         if n not in gone:
             env[n] = g.node_copy(n, lambda a: env[a])
+    for p in phs:
+        if p in gone:
+            _drop_zero_adds(g, env[p])
+    g.eliminate_dead_code()
     gm2 = torch.fx.GraphModule(gm, g)
     gm2.meta = dict(gm.meta)
     keep = set(range(len(phs))) - set(absent)
     return gm2, [x for i, x in enumerate(example_inputs) if i in keep]
+
+
+def _drop_zero_adds(g: torch.fx.Graph, z: torch.fx.Node) -> None:
+    """`zeros + y` is y where it has y's shape and dtype (a tangent added to the gradient the
+    graph computes): the gradient is then written once, where it is computed, rather than
+    copied into a sum with nothing."""
+    for u in list(z.users):
+        if u.op != "call_function" or u.target is not aten.add.Tensor or u.kwargs.get("alpha", 1) != 1:
+            continue
+        others = [a for a in u.args if a is not z]
+        if len(others) != 1 or not isinstance(others[0], torch.fx.Node) or \
+                any(w.op == "output" for w in u.users):
+            continue
+        y, vu = others[0], u.meta.get("val")
+        vy = y.meta.get("val")
+        if isinstance(vu, torch.Tensor) and isinstance(vy, torch.Tensor) and vu.shape == vy.shape \
+                and vu.dtype == vy.dtype:
+            u.replace_all_uses_with(y)
+            g.erase_node(u)
 
 
 def _zeros(g: torch.fx.Graph, p: torch.fx.Node) -> torch.fx.Node:

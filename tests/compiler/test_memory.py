@@ -100,11 +100,11 @@ def test_backward_plan_is_met_and_gradients_match(tmp_path):
     assert bw.memory.peak_bytes <= measured <= bw.memory.peak_bytes + 256, (measured, bw.memory.format())
 
 
-def test_cross_entropy_backward_writes_only_the_gradient(tmp_path):
-    """The gradient of a cross-entropy over a wide row is one kernel that recomputes the
-    per-row one-hot scale where it is read (fuse.py: a broadcast costs a load), so the
-    backward allocates no [rows, classes] temporary: its gradient is written over the
-    saved log-softmax, which the backward was given to overwrite."""
+def test_cross_entropy_writes_only_the_gradient(tmp_path):
+    """A cross-entropy over a wide row: the forward writes no log-softmax (the gather reads
+    the logits, compiler/joint.py; two row statistics are kept), and the gradient is one
+    kernel that recomputes the softmax and the per-row one-hot scale where it reads them
+    (fuse.py: a broadcast costs a load), so the backward allocates nothing but the gradient."""
     f, be = _compiled(lambda x, t: torch.nn.functional.cross_entropy(x, t), tmp_path)
     x = torch.randn(64, 2048, requires_grad=True)
     t = torch.randint(0, 2048, (64,))
@@ -113,5 +113,46 @@ def test_cross_entropy_backward_writes_only_the_gradient(tmp_path):
     torch.nn.functional.cross_entropy(x_ref, t).backward()
     torch.testing.assert_close(x.grad, x_ref.grad)
     fw, bw = be.compiled
+    assert fw.memory.peak_bytes < x.numel() * 4 // 8, (fw.schedule_text, fw.memory.format())
     assert bw.n_kernels == 1, bw.schedule_text
-    assert bw.memory.peak_bytes < x.numel() * 4, (bw.schedule_text, bw.memory.format())
+    assert bw.memory.peak_bytes == x.numel() * 4, (bw.schedule_text, bw.memory.format())
+
+
+def _allocated_in_backward(run) -> int:
+    return _measured_peak(run, inside="CompiledFunctionBackward")
+
+
+def test_language_model_loss_gradient_is_written_over_logits_nobody_holds(tmp_path):
+    """A graph returning a loss and its logits saves the logits (returned anyway) for the
+    loss's backward. When the step has dropped them, the backward writes the logits'
+    gradient over them; when the caller still holds them, it leaves them as they were and
+    writes the gradient elsewhere. Both give eager's gradients."""
+    torch.manual_seed(0)
+    w = torch.randn(32, 2048, requires_grad=True)
+    w_ref = w.detach().clone().requires_grad_()
+
+    def lm(x, y, w):
+        logits = x @ w
+        return torch.nn.functional.cross_entropy(logits, y), logits
+
+    f, be = _compiled(lm, tmp_path)
+    x, y = torch.randn(256, 32), torch.randint(0, 2048, (256,))
+    logits_bytes = 256 * 2048 * 4
+    lm(x, y, w_ref)[0].backward()
+
+    loss, logits = f(x, y, w)
+    (rep,) = be.partitions
+    kept = logits.detach().clone()
+    held = _allocated_in_backward(lambda: loss.backward())
+    torch.testing.assert_close(logits, kept, rtol=0, atol=0)       # untouched: the caller holds them
+    torch.testing.assert_close(w.grad, w_ref.grad)
+    assert held >= logits_bytes, held
+    del loss, logits
+
+    w.grad = None
+    dropped = _allocated_in_backward(lambda: f(x, y, w)[0].backward())
+    torch.testing.assert_close(w.grad, w_ref.grad)
+    assert dropped < logits_bytes // 2, dropped
+    # the forward saves the logits, not a log-softmax it would have written for the backward
+    big = [s for s in rep.saved if s.nbytes >= logits_bytes]
+    assert [s.op for s in big] == ["mm"], rep.format()

@@ -21,12 +21,13 @@ from ..views import layout_of
 from .kernel import KernelSource
 
 # The support functions the generated program calls (bound by runtime.load).
-RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty", "_reuse")
+RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty", "_reuse", "_sole", "_spare")
 
 
 class WrapperWriter:
     def __init__(self, sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], backend,
-                 placeholder_names: list[str], size_sources: Optional[dict] = None):
+                 placeholder_names: list[str], size_sources: Optional[dict] = None,
+                 conditional: frozenset = frozenset()):
         self.sched = sched
         self.size_sources = size_sources or {}
         self.plan = plan
@@ -34,6 +35,7 @@ class WrapperWriter:
         self.backend = backend
         self.placeholder_names = placeholder_names
         self.taken = set(plan.reuse.values())
+        self.conditional = conditional   # input names planned over only when _sole at run time
         self.consts: dict[str, Any] = {}
         self.lines: list[str] = []
 
@@ -95,18 +97,28 @@ class WrapperWriter:
                 self.emit(f"{n.name} = {self.const(n.attrs['constant'])}")
                 continue
             self.emit(f"{n.name} = {_layout_call(n.name, n)}")
+        # inputs planned over only if nobody else holds them: asked once, before any view of them
+        for n in inputs:
+            if n.name in self.conditional and (n in plan.inplace.values() or n in self.taken):
+                self.emit(f"{n.name}_sole = _sole({n.name})")
         for i, s in enumerate(sched.steps):
             if isinstance(s, Kernel):
                 ks = self.kernels[s.name]
                 for m in s.stores:
                     if m in plan.inplace:     # written over an input that dies in this kernel
-                        self.emit(f"{m.name} = {plan.inplace[m].name}.view({tuple(m.shape)!r})")
+                        d = plan.inplace[m].name
+                        if d in self.conditional:
+                            d = f"({d} if {d}_sole else torch.empty_like({d}))"
+                        self.emit(f"{m.name} = {d}.view({tuple(m.shape)!r})")
                     elif m in plan.reuse:
                         old = plan.reuse[m]
                         if old in sched.realized and old.dtype == m.dtype and old.numel() == m.numel():
                             self.emit(f"{m.name} = {old.name}.view({tuple(m.shape)!r}); del {old.name}")
                         else:                 # another dead storage of the same size class
-                            self.emit(f"{m.name} = _reuse({old.name}, {tuple(m.shape)!r}, {_dt(m.dtype)}); "
+                            src = old.name
+                            if src in self.conditional:
+                                src = f"({src} if {src}_sole else _spare({src}))"
+                            self.emit(f"{m.name} = _reuse({src}, {tuple(m.shape)!r}, {_dt(m.dtype)}); "
                                       f"del {old.name}")
                     else:
                         self.emit(f"{m.name} = _empty({tuple(m.shape)!r}, {_dt(m.dtype)})")
@@ -183,9 +195,12 @@ def _dt(dt: torch.dtype) -> str:
 
 
 def write_wrapper(sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], backend,
-                  placeholder_names: list[str], size_sources: Optional[dict] = None) -> tuple[str, dict[str, Any]]:
+                  placeholder_names: list[str], size_sources: Optional[dict] = None,
+                  conditional: frozenset = frozenset()) -> tuple[str, dict[str, Any]]:
     """(the program's source, the constants it refers to by name). `size_sources`: for a
-    graph with symbolic sizes, where each size symbol is read from the arguments."""
-    w = WrapperWriter(sched, plan, kernels, backend, placeholder_names, size_sources)
+    graph with symbolic sizes, where each size symbol is read from the arguments.
+    `conditional`: inputs the plan may write over, which the program does only where it
+    finds them held by nobody else (a saved value the forward also returned)."""
+    w = WrapperWriter(sched, plan, kernels, backend, placeholder_names, size_sources, conditional)
     src = w.write()
     return src, w.consts

@@ -1,0 +1,106 @@
+"""Rewrites of the joint forward-backward graph before it is partitioned, so that the forward
+does not write what only the backward reads.
+
+The one that matters is cross-entropy. Its traced form computes the whole log-softmax,
+`x - amax - log(sum(exp(x - amax)))`, a [rows, classes] tensor, only to `gather` one
+value per row from it; the backward reads it again (exp(log-softmax) is the softmax). So
+the forward writes a second tensor the size of the logits and the plan saves it. Since the
+subtracted row statistics are constant along the gathered dimension,
+
+    gather(x - r, dim, index) == gather(x, dim, index) - r
+
+and with the gather moved onto the logits nothing in the forward reads the log-softmax any
+more: the forward keeps the logits (returned anyway) and two row statistics, and the
+backward recomputes the log-softmax inside the kernel that writes the logits' gradient.
+
+`full_like(x, v)`, the zeros the gradient is scattered into, only reads x's metadata; it
+becomes `full(shape, v)`, so it does not make x live in the backward.
+"""
+from __future__ import annotations
+
+import torch
+import torch.fx as fx
+
+aten = torch.ops.aten
+
+
+def _val(n):
+    return n.meta.get("val") if isinstance(n, fx.Node) else None
+
+
+def _static(v) -> bool:
+    return isinstance(v, torch.Tensor) and all(isinstance(d, int) for d in (*v.shape, *v.stride()))
+
+
+def _row_constant(src: fx.Node, dim: int, index: fx.Node):
+    """(x, r) when src = x - r with r constant along `dim` and the gather reads every row of
+    src (so that r broadcasts over the gathered values as over src); else None."""
+    if src.op != "call_function" or src.target is not aten.sub.Tensor or src.kwargs.get("alpha", 1) != 1:
+        return None
+    x, r = src.args
+    vs, vx, vr, vi = _val(src), _val(x), _val(r), _val(index)
+    if not all(_static(v) for v in (vs, vx, vr, vi)):
+        return None
+    if vx.shape != vs.shape or vr.dim() != vs.dim() or vr.shape[dim] != 1 or len({vx.dtype, vr.dtype, vs.dtype}) != 1:
+        return None
+    if any(vi.shape[d] != vs.shape[d] for d in range(vs.dim()) if d != dim):
+        return None
+    if any(vr.shape[d] not in (1, vs.shape[d]) for d in range(vs.dim())):
+        return None
+    return x, r
+
+
+def _gather_through_row_constants(g: fx.Graph) -> int:
+    changed = 0
+    for n in list(g.nodes):
+        if n.op != "call_function" or n.target is not aten.gather.default or n.kwargs.get("sparse_grad"):
+            continue
+        src, dim, index = n.args[:3]
+        dim = dim % _val(src).dim() if _val(src) is not None else dim
+        parts = []
+        while (xr := _row_constant(src, dim, index)) is not None:
+            src, r = xr
+            parts.append(r)
+        if not parts:
+            continue
+        with g.inserting_before(n):
+            out = g.call_function(aten.gather.default, (src, dim, index))
+            out.meta["val"] = aten.gather.default(_val(src), dim, _val(index))
+            for r in parts:
+                prev = out
+                out = g.call_function(aten.sub.Tensor, (prev, r))
+                out.meta["val"] = aten.sub.Tensor(_val(prev), _val(r))
+        n.replace_all_uses_with(out)
+        g.erase_node(n)
+        changed += 1
+    return changed
+
+
+def _full_like_by_shape(g: fx.Graph) -> int:
+    changed = 0
+    for n in list(g.nodes):
+        if n.op != "call_function" or n.target is not aten.full_like.default:
+            continue
+        x, value = n.args[:2]
+        v = _val(x)
+        if not _static(v) or not v.is_contiguous() or n.kwargs.get("memory_format") not in (
+                None, torch.preserve_format, torch.contiguous_format):
+            continue
+        kw = {"dtype": n.kwargs.get("dtype") or v.dtype, "layout": torch.strided,
+              "device": n.kwargs.get("device") or v.device, "pin_memory": False}
+        with g.inserting_before(n):
+            f = g.call_function(aten.full.default, (list(v.shape), value), kw)
+        f.meta = dict(n.meta)
+        n.replace_all_uses_with(f)
+        g.erase_node(n)
+        changed += 1
+    return changed
+
+
+def rewrite(gm: fx.GraphModule) -> int:
+    """Applies the rewrites above to a joint graph in place; the number of nodes rewritten."""
+    changed = _gather_through_row_constants(gm.graph) + _full_like_by_shape(gm.graph)
+    if changed:
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+    return changed
