@@ -230,15 +230,9 @@ class BessemerBackend:
         tan = state.get("tangents")
         if tan is None:
             return fn
-        return tangents.AbsentTangents(tan["positions"], tan["absent"], fn, functools.partial(
-            self._stored_variant, self.compiler("backward"), tan))
-
-    @staticmethod
-    def _stored_variant(compile_graph, tan: dict, absent: tuple, args: list):
-        """A loaded backward graph compiled for another pattern of missing tangents, from the
-        graph the cache kept (its metadata propagated again from the call's arguments)."""
-        gm, inputs = tangents.restored(tan, args)
-        return compile_graph(*tangents.without(gm, inputs, absent))
+        # another pattern compiles from the graph the cache kept, its metadata propagated again
+        return tangents.AbsentTangents(tan["positions"], tan["absent"], fn, self.compiler("backward"),
+                                       functools.partial(tangents.restored, tan))
 
     def aot(self, cached: bool = False):
         """AOTAutograd with bessemer's compilers; `cached`: for a compile under graph_cache.active,
@@ -289,8 +283,8 @@ class BessemerBackend:
                 cg.partition = gm.meta.get("bessemer_partition")
             fn = _CollectOnce(fn) if collect else fn
             if absent is not None:
-                fn = tangents.AbsentTangents(tangents.tangent_positions(gm), absent, fn,
-                                             functools.partial(self._variant, compile_graph, gm, example_inputs))
+                fn = tangents.AbsentTangents(tangents.tangent_positions(gm), absent, fn, compile_graph,
+                                             lambda args: (gm, example_inputs))
             if self._caching():
                 state, self._to_store = self._to_store, None
                 if state is None:   # eager, or symbolic sizes: not stored
@@ -301,11 +295,6 @@ class BessemerBackend:
                 return graph_cache.CachedGraph(fn, state)
             return fn
         return run
-
-    @staticmethod
-    def _variant(compile_graph, gm: torch.fx.GraphModule, example_inputs, absent: tuple, args: list):
-        """A backward graph compiled for another pattern of missing tangents."""
-        return compile_graph(*tangents.without(gm, example_inputs, absent))
 
 
 def _donated(example_inputs) -> frozenset:

@@ -192,7 +192,9 @@ def fallback_module(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     """gm as the cache keeps a graph to run or compile again after a load (a reloaded Triton
     graph that fails at its first launch runs it eagerly; a backward compiled for other
     tangents, tangents.py): a PortableGraph."""
-    return PortableGraph(gm, gm.graph)
+    g = torch.fx.Graph()
+    g.output(g.graph_copy(gm.graph, {}))   # gm keeps its own graph (a module owns one graph)
+    return PortableGraph(gm, g)
 
 
 class _Ref:

@@ -12,7 +12,7 @@ bessemer switches that filling off for the graph's autograd node (`ctx.set_mater
 The backward is compiled for the pattern of missing tangents the step is expected to have
 (`predicted`: every tangent but the 0-dim ones when the graph returns a 0-dim loss): there
 each missing tangent is a constant zero tensor in the graph (`without`), so the pipeline
-folds it into its consumers and nothing is allocated. Any other pattern seen at run time
+folds it into its consumers (`x + 0` is x, passes/simplify.py) and nothing is allocated. Any other pattern seen at run time
 (an output that was differentiated after all, the loss left out) gets its own compile of the
 same graph, made at its first call (`AbsentTangents`); every pattern is correct, the
 prediction only saves compiles.
@@ -22,7 +22,7 @@ Only graphs with static sizes take part: the zero tensor needs its shape inside 
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 
@@ -84,33 +84,11 @@ def without(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], absent: Seq
                     env[p] = _zeros(g, p)
         if n not in gone:
             env[n] = g.node_copy(n, lambda a: env[a])
-    for p in phs:
-        if p in gone:
-            _drop_zero_adds(g, env[p])
     g.eliminate_dead_code()
     gm2 = torch.fx.GraphModule(gm, g)
     gm2.meta = dict(gm.meta)
     keep = set(range(len(phs))) - set(absent)
     return gm2, [x for i, x in enumerate(example_inputs) if i in keep]
-
-
-def _drop_zero_adds(g: torch.fx.Graph, z: torch.fx.Node) -> None:
-    """`zeros + y` is y where it has y's shape and dtype (a tangent added to the gradient the
-    graph computes): the gradient is then written once, where it is computed, rather than
-    copied into a sum with nothing."""
-    for u in list(z.users):
-        if u.op != "call_function" or u.target is not aten.add.Tensor or u.kwargs.get("alpha", 1) != 1:
-            continue
-        others = [a for a in u.args if a is not z]
-        if len(others) != 1 or not isinstance(others[0], torch.fx.Node) or \
-                any(w.op == "output" for w in u.users):
-            continue
-        y, vu = others[0], u.meta.get("val")
-        vy = y.meta.get("val")
-        if isinstance(vu, torch.Tensor) and isinstance(vy, torch.Tensor) and vu.shape == vy.shape \
-                and vu.dtype == vy.dtype:
-            u.replace_all_uses_with(y)
-            g.erase_node(u)
 
 
 def _zeros(g: torch.fx.Graph, p: torch.fx.Node) -> torch.fx.Node:
@@ -161,25 +139,23 @@ def restored(tan: dict, args: list):
 
 class AbsentTangents:
     """A backward graph's callable taking None for tangents nobody passed (boxed, like the
-    compiled graph). `compile_variant(absent)` compiles the graph for one pattern of missing
-    tangents; the pattern of `first` is compiled already, the others at their first call."""
+    compiled graph). The pattern of missing tangents `first` is compiled already (`fn`); any
+    other is compiled at its first call by `compile_graph` from the graph and example inputs
+    `graph_of(args)` gives, with that pattern's tangents made zeros (`without`)."""
 
     def __init__(self, positions: Sequence[int], first: tuple[int, ...], fn: Callable,
-                 compile_variant: Optional[Callable[[tuple[int, ...], list], Callable]]):
+                 compile_graph: Callable, graph_of: Callable[[list], tuple]):
         self.positions = tuple(positions)
         self.variants: dict[tuple[int, ...], Callable] = {tuple(first): fn}
-        self.compile_variant = compile_variant
+        self.compile_graph, self.graph_of = compile_graph, graph_of
         self._boxed_call = True
 
     def __call__(self, args: list):
         absent = tuple(i for i in self.positions if args[i] is None)
         fn = self.variants.get(absent)
         if fn is None:
-            if self.compile_variant is None:
-                raise RuntimeError(f"bessemer: a backward graph got no tangent at {absent} and has no "
-                                   f"graph to compile for that")
             log.info("compiling a backward graph for the tangents it got (missing: %s)", absent)
-            fn = self.variants[absent] = self.compile_variant(absent, args)
+            fn = self.variants[absent] = self.compile_graph(*without(*self.graph_of(args), absent))
         if absent:
             skip = set(absent)
             kept = [a for i, a in enumerate(args) if i not in skip]

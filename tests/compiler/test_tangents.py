@@ -186,3 +186,31 @@ def test_a_loaded_backward_compiles_another_pattern_from_the_graph_the_cache_kep
     assert second["grads_equal"], second
     assert second["stats"]["hits"] == 2, second          # forward and backward loaded
     assert len(second["graphs"]) == 3, second            # and one backward compiled for "both"
+
+
+class SequenceLogits(torch.nn.Module):
+    """A language model's shapes: [batch, length, vocabulary] logits, flattened for the loss."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(32, 512))
+
+    def forward(self, x, y):
+        logits = (x.view(-1, 32) @ self.w).view(4, 16, 512)
+        return torch.nn.functional.cross_entropy(logits.view(-1, 512), y.view(-1)), logits
+
+
+def test_a_missing_tangent_leaves_one_kernel_writing_the_gradient():
+    """The zero tangent folds away (x + 0 is x), and the reshapes around it fold into one
+    (fold_views: a reshape of a dense reshape), so the logits' gradient is written once, by
+    the kernel that computes it, not copied into a buffer of the [batch, length] shape."""
+    torch.manual_seed(0)
+    ref = SequenceLogits()
+    model = copy.deepcopy(ref)
+    bessemer.compile(model, config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
+    x, y = torch.randn(4, 16, 32), torch.randint(0, 512, (4, 16))
+    model(x, y)[0].backward()
+    ref(x, y)[0].backward()
+    torch.testing.assert_close(model.w.grad, ref.w.grad)
+    (bw,) = _backward_graphs(model)
+    assert bw.n_kernels == 1, bw.schedule_text

@@ -219,8 +219,18 @@ def _resolve(mapping, x):
 # ------------------------------------------------------------------------------
 # fold_views: a view of a view is one view; an identity view is its argument;
 # a view of a constant is a constant; a view of a reinterpret is a reinterpret of
-# the same buffer.
+# the same buffer, and so is a reinterpret of a dense reinterpret (a reshape of a
+# reshape: the inner one, realized, would hold its base's elements in their order).
 # ------------------------------------------------------------------------------
+def _dense(shape, strides) -> bool:
+    acc = 1
+    for size, st in zip(reversed(shape), reversed(strides)):
+        if size != 1 and st != acc:
+            return False
+        acc = acc * size
+    return True
+
+
 def fold_views(g: Graph) -> Graph:
     mapping: dict[Node, Node] = {}
     for n in g.nodes:
@@ -231,6 +241,10 @@ def fold_views(g: Graph) -> Graph:
         if x.kind == "const":
             n.kind, n.args, n.attrs = "const", [], {"value": x.attrs["value"]}
         elif n.kind == "reinterpret":
+            if x.kind == "reinterpret" and _dense(x.shape, x.view_strides):
+                n.args = [x.args[0]]
+                n.attrs = {"strides": n.view_strides, "offset": x.view_offset + n.view_offset,
+                           "what": f"{x.attrs['what']}+{n.attrs['what']}"}
             continue
         elif n.index_map.is_identity() and x.shape == n.shape:
             mapping[n] = x
