@@ -66,8 +66,10 @@ def _weight_norm_backward(grad_w, v, g, norms, dim):
 # Ops kept whole: dropout for its RNG (the same generator calls as eager); mean and
 # var_mean are lowered directly; scaled-dot-product attention runs in ATen's fused
 # CPU kernel (its core decomposition also computes wrong gradients for causal
-# attention without dropout, tests/models covers that case).
-_KEEP = {"native_dropout", "native_dropout_backward", "mean", "var_mean",
+# attention without dropout, tests/models covers that case). An embedding's backward
+# runs as eager's ATen op: its decomposition, an index_put with accumulate, takes ATen's
+# serial CPU path (about 20x slower for a BERT-sized vocabulary).
+_KEEP = {"native_dropout", "native_dropout_backward", "mean", "var_mean", "embedding_dense_backward",
          "_scaled_dot_product_flash_attention_for_cpu", "scaled_dot_product_attention",
          "_scaled_dot_product_attention_math"}
 
