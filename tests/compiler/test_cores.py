@@ -110,6 +110,9 @@ def test_kernels_build_and_match_eager_for_core_count(cores, eager_result, kerne
     assert {rank for kind, rank in kinds if kind == "pointwise"} >= {1, 2, 3, 4, 5}, kinds
     for _, src, _ in rendered:
         assert not _collapse_ok(src), _collapse_ok(src)
+    # a column reduction over many rows splits the rows among threads (cpp._column_split);
+    # one core has no threads to split them among
+    assert ("nt_used" in "".join(src for _, src, _ in rendered)) == (cores > 1)
     n_collapse = sum(src.count("collapse(") for _, src, _ in rendered)
     if cores >= 16:
         # the small outer loops (2, 3, 4 iterations) are collapsed on a large machine
