@@ -35,17 +35,25 @@ def test_speedups_geomeans_and_targets():
     assert g["inductor"] == {"geomean": pytest.approx(2.0), "models": 2}
     assert g["bessemer"] == {"geomean": pytest.approx(4.0), "models": 1}
     met = {(t["model"], t["target"]): t["met"] for t in report.targets(res)}
-    assert met[("a", "bessemer faster than eager")]
-    assert met[("a", "bessemer cold compile <= 1/3 of Inductor's")]
-    assert met[("a", "bessemer warm start < 3 s")]
-    assert not met[("b", "bessemer faster than eager")]
+    assert met[("a", "bessemer at least as fast as eager")]
+    assert met[("a", "bessemer cold compile <= 1/4 of Inductor's")]
+    assert met[("a", "bessemer warm start < 2 s")]
+    assert not met[("b", "bessemer at least as fast as eager")]
+    # over the run: bessemer's 4.00x (one model) against 1.20x and Inductor's 2.00x
+    assert met[("all models", "bessemer geometric-mean speed-up >= 1.20x")]
+    assert met[("all models", "bessemer geometric-mean speed-up >= Inductor's")]
+    res["rows"][2]["step_s"]["median"] = 0.9
+    report.speedups(res)
+    met = {(t["model"], t["target"]): t["met"] for t in report.targets(res)}
+    assert not met[("all models", "bessemer geometric-mean speed-up >= 1.20x")]
+    assert not met[("all models", "bessemer geometric-mean speed-up >= Inductor's")]
 
 
 def test_the_warm_start_target_shows_dynamos_share():
     res = _results()
     res["rows"][2]["first_step_warm_compile"] = {"dynamo_s": 0.61, "backend_s": 0.12}
     value = {(t["model"], t["target"]): t["value"] for t in report.targets(res)}
-    assert value[("a", "bessemer warm start < 3 s")] == "1.00 s: Dynamo 0.61 s, backend 0.12 s"
+    assert value[("a", "bessemer warm start < 2 s")] == "1.00 s: Dynamo 0.61 s, backend 0.12 s"
 
 
 def test_table_and_page_show_errors_in_their_rows():
@@ -89,8 +97,8 @@ def test_a_row_with_fallbacks_is_not_counted_as_compiled():
     report.speedups(res)
     assert "bessemer" not in report.geomean_speedups(res)        # its only ok row ran partly eagerly
     met = {(t["model"], t["target"]): t for t in report.targets(res)}
-    assert not met[("a", "bessemer faster than eager")]["met"]
-    assert "ran partly eagerly" in met[("a", "bessemer faster than eager")]["value"]
+    assert not met[("a", "bessemer at least as fast as eager")]["met"]
+    assert "ran partly eagerly" in met[("a", "bessemer at least as fast as eager")]["value"]
     assert not met[("a", "bessemer compiles every graph and update")]["met"]
     table = report.table(res)
     assert "4.00x‡" in table and "fallbacks" in table
