@@ -30,7 +30,7 @@ from ..config import TrainingCompilerConfig
 # BESSEMER_VERIFY=1 (the tests set it): check the IR's invariants after every pass,
 # and raise when generated code does not build instead of falling back.
 ENV_VERIFY = "BESSEMER_VERIFY"
-from . import graph_cache, partition, runtime, tangents
+from . import graph_cache, partition, pooling, runtime, tangents
 from .codegen import backends
 from .codegen.build import BuildError
 from .pipeline import CompiledGraph, Pipeline
@@ -79,6 +79,7 @@ def _decompositions() -> dict:
     table = dict(core_aten_decompositions())
     table.update(get_decompositions(_EXTRA_DECOMPOSITIONS))
     table[aten._weight_norm_interface_backward.default] = _weight_norm_backward
+    table[aten.max_pool2d_with_indices.default] = pooling.max_pool2d_with_indices
     for op in list(table):
         name = op.overloadpacket.__name__ if isinstance(op, torch._ops.OpOverload) else str(op)
         if name in _KEEP:

@@ -60,6 +60,7 @@ import torch
 import torch.fx as fx
 
 from .joint import rewrite as rewrite_joint
+from .pooling import KEEP
 
 log = logging.getLogger("bessemer")
 aten = torch.ops.aten
@@ -293,6 +294,9 @@ def _classify(n: fx.Node, lowered: set) -> _Kind:
         if out_b * LARGE_REDUCTION_RATIO <= in_b:
             return _Kind("reduction", float(in_b), True, False)
         return _Kind("row", POINTWISE_COST * in_b, False, False)
+    if n.meta.get("custom", {}).get(KEEP):
+        # a decomposed ATen call (pooling.py): computed where the call was, as the call
+        return _Kind("extern", float(in_b + out_b), True, False)
     if n.target in lowered:
         return _Kind("pointwise", out_b * (POINTWISE_COST if _materialized(n, lowered) else FUSED_COST),
                      False, False)

@@ -1,0 +1,95 @@
+"""Max pooling lowered as one pointwise kernel (compiler/pooling.py): values, indices,
+input gradients and trained weights are eager's, ties, NaN, -inf and padding included;
+what the decomposition does not cover stays ATen's op and still matches."""
+import copy
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import bessemer
+
+
+class Pool(torch.nn.Module):
+    def __init__(self, channels, **pool):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(channels, channels, 1)
+        self.pool = pool
+
+    def forward(self, x):
+        y, idx = F.max_pool2d(self.conv(x), return_indices=True, **self.pool)
+        return y, idx
+
+
+CASES = [
+    dict(kernel_size=3, stride=2, padding=1),          # a ResNet stem
+    dict(kernel_size=2),                               # a CNN stage: stride = kernel, stays ATen's
+    dict(kernel_size=(3, 2), stride=(1, 2), padding=(1, 0)),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),    # stays ATen's
+    dict(kernel_size=3, stride=1, dilation=2),                    # stays ATen's
+]
+
+
+def _compiled(model):
+    torch._dynamo.reset()   # a fresh shape compiles statically (a second shape would go symbolic)
+    return bessemer.compile(copy.deepcopy(model),
+                            config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
+
+
+@pytest.mark.parametrize("pool", CASES, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+def test_max_pool_matches_eager(pool):
+    torch.manual_seed(0)
+    ref = Pool(3, **pool)
+    model = _compiled(ref)
+    x = torch.randn(2, 3, 11, 10)
+    x[0, 0, :4, :4] = 1.0                   # ties: the first position wins
+    x[0, 1, 2, 3] = math.nan                # NaN wins its windows
+    x[1, 2] = -math.inf                     # a plane of -inf: the first valid index
+    with torch.no_grad():                   # the 1x1 conv as the identity, so x reaches the pool
+        for m in (ref,):
+            m.conv.weight.copy_(torch.eye(3).view(3, 3, 1, 1))
+            m.conv.bias.zero_()
+    model.conv.load_state_dict(ref.conv.state_dict())
+    g = torch.randn_like(ref(x)[0])
+    outs = []
+    for m in (ref, model):
+        xi = x.clone().requires_grad_(True)
+        y, idx = m(xi)
+        torch.nan_to_num(y * g, nan=0.0).sum().backward()
+        outs.append((y, idx, xi.grad, m.conv.weight.grad))
+    (y0, i0, gx0, gw0), (y1, i1, gx1, gw1) = outs
+    torch.testing.assert_close(y1, y0, equal_nan=True)
+    assert torch.equal(i1, i0)
+    torch.testing.assert_close(gx1, gx0, equal_nan=True)
+    torch.testing.assert_close(gw1, gw0, equal_nan=True)
+    fw = [cg for cg in model.forward._bessemer_backend.compiled if cg.name.startswith("forward")][0]
+    decomposed = not pool.get("ceil_mode") and "dilation" not in pool and pool.get("stride") is not None
+    assert ("max_pool2d_with_indices" in fw.schedule_text) != decomposed
+
+
+def test_a_stem_pool_is_a_kernel_not_an_aten_call():
+    torch.manual_seed(0)
+    model = _compiled(Pool(4, kernel_size=3, stride=2, padding=1))
+    model(torch.randn(2, 4, 16, 16))[0].sum().backward()
+    fw = [cg for cg in model.forward._bessemer_backend.compiled if cg.name.startswith("forward")][0]
+    assert "max_pool2d_with_indices" not in fw.schedule_text and fw.n_kernels == 1, fw.schedule_text
+
+
+def test_a_cnn_trains_as_eager():
+    torch.manual_seed(0)
+    ref = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                              torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.ReLU(),
+                              torch.nn.MaxPool2d(3, stride=2, padding=1), torch.nn.Flatten(), torch.nn.LazyLinear(5))
+    ref(torch.randn(1, 3, 16, 16))
+    model = _compiled(ref)
+    opts = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (ref, model)]
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(3):
+        x, y = torch.randn(4, 3, 16, 16, generator=gen), torch.randint(0, 5, (4,), generator=gen)
+        for m, opt in zip((ref, model), opts):
+            opt.zero_grad(set_to_none=True)
+            F.cross_entropy(m(x), y).backward()
+            opt.step()
+    for a, b in zip(ref.parameters(), model.parameters()):
+        torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5)
