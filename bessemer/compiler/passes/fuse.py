@@ -42,6 +42,7 @@ class Fuser:
         self.g = g
         self.users = g.users()
         self.realized: set[Node] = set()
+        self.shared: set[Node] = set()      # realized only because several members read them
         self.cost_cache: dict[Node, int] = {}
 
     # -- what needs a buffer ------------------------------------------------------
@@ -105,6 +106,7 @@ class Fuser:
             n_users = len(self._value_users(n))
             if n_users >= 2 and self.cost(n) > REALIZE_COST:
                 self.realized.add(n)
+                self.shared.add(n)
                 self.cost_cache.clear()
 
     def _value_users(self, n: Node) -> list[Node]:
@@ -197,6 +199,7 @@ class Fuser:
                 counter += 1
                 steps.append(k)
                 step_of[n] = len(steps) - 1
+        self.unshare(steps, step_of)
         # which members are stored: realized ones, and reductions read outside
         # their kernel or through a non-aligned map
         for i, s in enumerate(steps):
@@ -217,6 +220,36 @@ class Fuser:
                             if d not in ks.stores:
                                 ks.stores.append(d)
         return Schedule(self.g, steps, set(self.realized), step_of)
+
+    def unshare(self, steps: list, step_of: dict) -> None:
+        """A value realized for its several readers (decide_buffers) whose readers all
+        landed in its own pointwise kernel, reading it element for element, needs no
+        buffer: it is computed once per element there (the renderer reuses an
+        expression within an element) and never written. A max pool's chain of running
+        maxima and comparisons (compiler/pooling.py) is such a value: stored, each step
+        of the chain was a buffer written and freed unread."""
+        if not self.shared:
+            return
+        readers: dict[Node, list] = {}
+        for i, s in enumerate(steps):
+            if not isinstance(s, Kernel):
+                continue
+            for m in s.members:
+                for d, mp in self.reads(m, s.shape if m.kind == "reduce" else m.shape):
+                    readers.setdefault(d, []).append((i, m, mp))
+        for n in [n for n in self.g.nodes if n in self.shared]:
+            i = step_of.get(n)
+            k = steps[i] if i is not None else None
+            if not isinstance(k, Kernel) or k.red or tuple(k.shape) != tuple(n.shape):
+                continue
+            ident = IndexMap.identity(len(n.shape))
+            rs = readers.get(n, [])
+            if rs and all(j == i and tuple(m.shape) == tuple(n.shape) and mp is not None
+                          and mp == normalize_map(ident, n.shape) for j, m, mp in rs):
+                self.realized.discard(n)
+                self.shared.discard(n)
+                k.members.remove(n)
+                del step_of[n]
 
     def _aligned(self, k: Kernel, member: Node, dep: Node, m: Optional[IndexMap]) -> bool:
         if m is None:
