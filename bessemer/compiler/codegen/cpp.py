@@ -482,25 +482,13 @@ class KernelWriter(KernelBuilder):
         for kind, decl, lines, after, _ in blocks:
             for ln in decl:
                 code.append("    " + ln)
-            depth = 2
-            if kind == "reduce":
-                for v, size in loops_i:
-                    code.append("  " * depth + f"for (int64_t {v} = 0; {v} < {size}; {v}++) {{")
-                    depth += 1
-                code.append("  " * depth + "#pragma omp simd")
-            code.append("  " * depth + "for (int64_t o0 = ob; o0 < oe; o0++) {")
-            for ln in lines:
-                code.append("  " * (depth + 1) + ln)
-            code.append("  " * depth + "}")
-            if kind == "reduce":
-                for _ in loops_i:
-                    depth -= 1
-                    code.append("  " * depth + "}")
-                if after:
-                    code.append("    for (int64_t o0 = ob; o0 < oe; o0++) {")
-                    for ln in after:
-                        code.append("      " + ln)
-                    code.append("    }")
+            reduce = kind == "reduce"
+            _column_loops(code, 2, loops_i if reduce else [], lines, simd=reduce)
+            if reduce and after:
+                code.append("    for (int64_t o0 = ob; o0 < oe; o0++) {")
+                for ln in after:
+                    code.append("      " + ln)
+                code.append("    }")
         code.append("  }")
         return code
 
@@ -514,7 +502,7 @@ class KernelWriter(KernelBuilder):
         accs = [f"acc_{r.name}" for r in reds]
         ats = [self._reduce_parts(r)[1] for r in reds]
         inits = [self._reduce_parts(r)[2] for r in reds]
-        r0, RN = loops_i[0]
+        RN = loops_i[0][1]
         _, cond = parallel_if(work)
         code = [f"  const int nt_max = omp_get_max_threads();",
                 f"  int nt_used = 1;",
@@ -529,19 +517,7 @@ class KernelWriter(KernelBuilder):
                 f"      const int64_t oe = std::min<int64_t>(ob + {CB}, {ON});"]
         for ln in decl:
             code.append("      " + ln)
-        depth = 3
-        for li, (v, size) in enumerate(loops_i):
-            lo, hi = ("rb", "re") if li == 0 else ("0", size)
-            code.append("  " * depth + f"for (int64_t {v} = {lo}; {v} < {hi}; {v}++) {{")
-            depth += 1
-        code.append("  " * depth + "#pragma omp simd")
-        code.append("  " * depth + "for (int64_t o0 = ob; o0 < oe; o0++) {")
-        for ln in lines:
-            code.append("  " * (depth + 1) + ln)
-        code.append("  " * depth + "}")
-        for _ in loops_i:
-            depth -= 1
-            code.append("  " * depth + "}")
+        _column_loops(code, 3, loops_i, lines, first=("rb", "re"))
         code.append("      for (int64_t o0 = ob; o0 < oe; o0++) {")
         for j, (acc, at) in enumerate(zip(accs, ats)):
             code.append(f"        (({at}*)part)[((int64_t)t * {n_acc} + {j}) * ({ON}) + o0] = {acc}[o0 - ob];")
@@ -667,6 +643,25 @@ class KernelWriter(KernelBuilder):
             close_loops(len(loops_o), depth)
 
         return self._wrap([subst(c) for c in code])
+
+
+def _column_loops(code: list[str], depth: int, loops_i, lines: list[str], first=None, simd: bool = True) -> None:
+    """A column kernel's loop nest: the row loops `loops_i` (the first over [first) when
+    given: a thread's range of rows), inside them the loop over the column block (a
+    vector loop when `simd`)."""
+    for li, (v, size) in enumerate(loops_i):
+        lo, hi = first if (li == 0 and first) else ("0", size)
+        code.append("  " * depth + f"for (int64_t {v} = {lo}; {v} < {hi}; {v}++) {{")
+        depth += 1
+    if simd:
+        code.append("  " * depth + "#pragma omp simd")
+    code.append("  " * depth + "for (int64_t o0 = ob; o0 < oe; o0++) {")
+    for ln in lines:
+        code.append("  " * (depth + 1) + ln)
+    code.append("  " * depth + "}")
+    for _ in loops_i:
+        depth -= 1
+        code.append("  " * depth + "}")
 
 
 def _narrow(dt: torch.dtype, ct: str, acc: str) -> str:
