@@ -116,7 +116,9 @@ class JobRecord:
     checkpoint_path: Optional[str] = None  # folder or fsspec URL the checkpoints are kept at
     max_retries: int = 0
     compile_summary: dict = field(default_factory=dict)
-    peak_memory_bytes: Optional[int] = None  # resident memory of the job's processes, summed, at most
+    # the most resident memory seen: the job's processes summed (sampled each second), or
+    # the main process's own high-water mark as the kernel kept it, whichever is larger
+    peak_memory_bytes: Optional[int] = None
     batch_search: dict = field(default_factory=dict)  # batch_size="auto": what the search chose (autobatch.py)
 
     @property

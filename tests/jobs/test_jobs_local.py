@@ -365,6 +365,21 @@ def test_compile_lines_become_the_records_compile_summary(tmp_path):
             "1 fallbacks to eager\n") in log
 
 
+def test_a_job_no_sample_caught_still_has_its_peak_memory(tmp_path, monkeypatch):
+    """The peak is the kernel's high-water mark of the main process, read when it is
+    reaped, as well as the samples: a job between two samples (here: every sample
+    missed) still reports it."""
+    from bessemer.jobs.engines import supervisor
+
+    monkeypatch.setattr(supervisor, "group_memory", lambda pgid: 0)
+    script = write(tmp_path / "train.py", "block = bytearray(96 << 20)\nblock[::4096] = b'x' * len(block[::4096])\n")
+    est = PyTorch(entry_point=script, output_path=tmp_path / "runs")
+    est.fit(logs=False)
+    d = est.describe()
+    assert d["TrainingJobStatus"] == COMPLETED
+    assert d["PeakMemoryMiB"] >= 96
+
+
 def test_a_failing_metrics_reader_costs_the_live_metrics_only(tmp_path, monkeypatch):
     from bessemer.jobs.tail import LogTail
 

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import signal
 import subprocess
@@ -168,7 +169,7 @@ class Supervisor:
         next_stop_check = next_sync = next_memory = time.monotonic()
         while True:
             self._pump()
-            if self.proc.poll() is not None:
+            if self._reaped():
                 return COMPLETED, None  # a non-zero exit is worded by the caller
             now = time.monotonic()
             if self.spec.max_run is not None and now - self.started >= self.spec.max_run:
@@ -187,6 +188,24 @@ class Supervisor:
             time.sleep(POLL_S)
 
     # -- helpers --------------------------------------------------------------------
+    def _reaped(self) -> bool:
+        """Whether the job's main process has ended. Reaped here rather than by Popen, so
+        that its peak resident memory as the kernel kept it (its own and that of the
+        processes it waited for) joins the samples: a job shorter than one sampling
+        interval would otherwise have none."""
+        assert self.proc is not None
+        if self.proc.returncode is not None:
+            return True
+        try:
+            pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+        except ChildProcessError:            # reaped elsewhere already
+            return self.proc.poll() is not None
+        if pid == 0:
+            return False
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self.peak_memory = max(self.peak_memory, usage.ru_maxrss * 1024)   # KiB on Linux
+        return True
+
     def _live_tail(self):
         """The reader that followed the log, or None (read it afresh at the end) if it failed."""
         return self.tail if self.tail_error is None else None
