@@ -413,19 +413,7 @@ class KernelWriter(KernelBuilder):
                     acc = f"acc_{r.name}"
                     a = f"{acc}[o0 - ob]"
                     decl.append(f"{at} {acc}[@CB@]; for (int i = 0; i < @CB@; i++) {acc}[i] = ({at}){init};")
-                    v = self.expr(r.args[0], ident, lines, cache)
-                    if r.op == "sum":
-                        lines.append(f"{a} += ({at}){v};")
-                    elif r.op == "prod":
-                        lines.append(f"{a} *= ({at}){v};")
-                    elif r.op == "any":
-                        lines.append(f"{a} = {a} || (bool){v};")
-                    else:
-                        cmp = ">" if r.op == "max" else "<"
-                        if r.dtype.is_floating_point:
-                            lines.append(f"{a} = ({v} {cmp} {a} || {v} != {v}) ? {v} : {a};")
-                        else:
-                            lines.append(f"{a} = ({v} {cmp} {a}) ? {v} : {a};")
+                    lines.append(_fold(r, a, self.expr(r.args[0], ident, lines, cache), at))
                     self.acc[r] = _narrow(r.dtype, ct, a)
                     if r in k.stores:
                         after.append(self.store(r, a, self._row_map(r)))
@@ -500,8 +488,7 @@ class KernelWriter(KernelBuilder):
         (_, decl, lines, after, reds), rest = blocks[0], blocks[1:]
         n_acc = len(reds)
         accs = [f"acc_{r.name}" for r in reds]
-        ats = [self._reduce_parts(r)[1] for r in reds]
-        inits = [self._reduce_parts(r)[2] for r in reds]
+        _, ats, inits = zip(*(self._reduce_parts(r) for r in reds))
         RN = loops_i[0][1]
         _, cond = parallel_if(work)
         code = [f"  const int nt_max = omp_get_max_threads();",
@@ -525,26 +512,15 @@ class KernelWriter(KernelBuilder):
         code.append("    }")
         code.append("  }")
         # the combine: partial sums in thread order, then what reads the finished reductions
-        ops = [r.op for r in reds]
         code.append(f"  for (int64_t ob = 0; ob < {ON}; ob += {CB}) {{")
         code.append(f"    const int64_t oe = std::min<int64_t>(ob + {CB}, {ON});")
         for acc, at, init in zip(accs, ats, inits):
             code.append(f"    {at} {acc}[{CB}]; for (int i = 0; i < {CB}; i++) {acc}[i] = ({at}){init};")
         code.append("    for (int t = 0; t < nt_used; t++) {")
         code.append("      for (int64_t o0 = ob; o0 < oe; o0++) {")
-        for j, (acc, at, op, r) in enumerate(zip(accs, ats, ops, reds)):
-            p = f"(({at}*)part)[((int64_t)t * {n_acc} + {j}) * ({ON}) + o0]"
-            a = f"{acc}[o0 - ob]"
-            if op == "sum":
-                code.append(f"        {a} += {p};")
-            elif op == "prod":
-                code.append(f"        {a} *= {p};")
-            elif op == "any":
-                code.append(f"        {a} = {a} || {p};")
-            else:
-                cmp = ">" if op == "max" else "<"
-                nan = f" || {p} != {p}" if r.dtype.is_floating_point else ""
-                code.append(f"        {a} = ({p} {cmp} {a}{nan}) ? {p} : {a};")
+        for j, (acc, at, r) in enumerate(zip(accs, ats, reds)):
+            part = f"(({at}*)part)[((int64_t)t * {n_acc} + {j}) * ({ON}) + o0]"
+            code.append("        " + _fold(r, f"{acc}[o0 - ob]", part, at))
         code.append("      }")
         code.append("    }")
         if after:
@@ -643,6 +619,20 @@ class KernelWriter(KernelBuilder):
             close_loops(len(loops_o), depth)
 
         return self._wrap([subst(c) for c in code])
+
+
+def _fold(r: Node, acc: str, v: str, at: str) -> str:
+    """The statement folding value `v` into accumulator `acc` (C type `at`) of reduction r:
+    max and min of floats keep a NaN, as eager's do."""
+    if r.op == "sum":
+        return f"{acc} += ({at}){v};"
+    if r.op == "prod":
+        return f"{acc} *= ({at}){v};"
+    if r.op == "any":
+        return f"{acc} = {acc} || (bool){v};"
+    cmp = ">" if r.op == "max" else "<"
+    nan = f" || {v} != {v}" if r.dtype.is_floating_point else ""
+    return f"{acc} = ({v} {cmp} {acc}{nan}) ? {v} : {acc};"
 
 
 def _column_loops(code: list[str], depth: int, loops_i, lines: list[str], first=None, simd: bool = True) -> None:
