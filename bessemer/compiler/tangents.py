@@ -103,12 +103,12 @@ def _zeros(g: torch.fx.Graph, p: torch.fx.Node) -> torch.fx.Node:
 
 def stored(gm: torch.fx.GraphModule, absent: tuple[int, ...]) -> dict:
     """What the graph cache keeps to compile a loaded backward for another pattern: the graph
-    (without metadata) and the shape and dtype of every input."""
+    (without metadata, pickled) and the shape and dtype of every input."""
     import pickle
     from .graph_cache import BypassAOTAutogradCache, fallback_module
-    graph = fallback_module(gm)
     try:
-        pickle.dumps(graph)
+        # kept pickled: a load rebuilds it only when another pattern of tangents shows up
+        graph = pickle.dumps(fallback_module(gm))
     except Exception as e:  # noqa: BLE001 - an op that does not pickle: the graph is not stored
         raise BypassAOTAutogradCache(f"a backward graph that does not pickle ({type(e).__name__})") from e
     phs = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -121,6 +121,7 @@ def stored(gm: torch.fx.GraphModule, absent: tuple[int, ...]) -> dict:
 def restored(tan: dict, args: list):
     """The stored graph with its metadata propagated from fake inputs made from the stored
     shapes (the call's arguments lack the missing tangents), and those inputs."""
+    import pickle
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.passes.fake_tensor_prop import FakeTensorProp
     mode = FakeTensorMode(allow_non_fake_inputs=True)   # the graph's own constants are real
@@ -133,6 +134,8 @@ def restored(tan: dict, args: list):
                 shape, stride, dtype, device = m
                 inputs.append(torch.empty_strided(shape, stride, dtype=getattr(torch, dtype), device=device))
     gm = tan["gm"]
+    if isinstance(gm, bytes):
+        gm = tan["gm"] = pickle.loads(gm)
     FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*inputs)
     return gm, inputs
 
