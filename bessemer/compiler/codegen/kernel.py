@@ -138,6 +138,15 @@ class KernelBuilder:
             lines, cache = self.hoist
             if key in cache:
                 return cache[key]
+            r = self._expr(n, m, lines, cache, top)
+            if self._is_buffer(n) and n.kind != "reduce":
+                # a load named before the loop: gcc left a row loop scalar when a
+                # row-invariant load (a 0-d loss gradient, b[0]) stayed inside it
+                name = self.new_tmp()
+                lines.append(self.declare(name, n.dtype, r))
+                r = name
+            cache[key] = r
+            return r
         r = self._expr(n, m, lines, cache, top)
         cache[key] = r
         return r
