@@ -50,6 +50,21 @@ def test_layer_norm_gelu_chain_fuses(tmp_path):
     assert bw.n_kernels <= 3, bw.schedule_text
 
 
+def test_row_invariant_load_is_named_before_the_row_loop(tmp_path):
+    """A 0-d value read inside a row kernel's loops is loaded once per row, into a local
+    declared before them: gcc did not vectorize a loop that kept such a load inside."""
+    import re
+    f, be = _compile_fn(lambda x, s: torch.softmax(x * s, -1) * s, tmp_path)
+    x, s = torch.randn(64, 256), torch.tensor(0.5)
+    torch.testing.assert_close(f(x, s), torch.softmax(x * s, -1) * s)
+    (cg,) = be.compiled
+    code = cg.cpp[cg.cpp.index('extern "C" void'):]
+    scalar = re.search(r"float (t\d+) = (b\d+)\[\(0\)\];", code)
+    assert scalar, code
+    loops = code.split("#pragma omp simd")
+    assert scalar.group(0) in loops[0] and all(f"{scalar.group(2)}[" not in body for body in loops[1:]), code
+
+
 def test_views_fold_into_indexing(tmp_path):
     f, be = _compile_fn(lambda x, y: (x.transpose(0, 1) * y[::2].unsqueeze(0)).reshape(-1), tmp_path)
     x, y = torch.randn(6, 5), torch.randn(12)
