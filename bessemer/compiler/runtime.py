@@ -7,7 +7,6 @@ returns its `call(args)`.
 from __future__ import annotations
 
 import sys
-import weakref
 from typing import Any, Callable
 
 import torch
@@ -62,46 +61,14 @@ _ALONE = _alone()
 def _sole(t: torch.Tensor) -> bool:
     """Whether t and its storage are held only by the caller's one local variable: a saved
     value the caller may overwrite once it is dead (nobody else can see it). A tensor the
-    user still holds (a returned output), a view of it, or a second reference fails it.
-    The slot of a buffer kept between calls (_kept) holding t besides does not: it only
-    keeps the memory for its graph's next call, which checks again who holds it."""
-    h = _holders(t)
-    if h == _ALONE:
-        return True
-    return h == (_ALONE[0] + 1, _ALONE[1], _ALONE[2]) and _KEPT.get(id(t)) is t
+    user still holds (a returned output), a view of it, or a second reference fails it."""
+    return _holders(t) == _ALONE
 
 
 def _spare(t: torch.Tensor) -> torch.Tensor:
     """Fresh memory as large as t's storage, for a buffer planned into t's storage when t
     turns out to be held by someone else (see _sole)."""
     return torch.empty(t.untyped_storage().nbytes(), dtype=torch.uint8, device=t.device)
-
-
-def _slot_holders(slots: list, i: int) -> tuple[int, int, int]:
-    t = slots[i]
-    return sys.getrefcount(t), t._use_count(), torch._C._storage_Use_Count(t.untyped_storage()._cdata)
-
-
-# what _slot_holders sees of a tensor held by its slot and nothing else
-_SLOT_ALONE = _slot_holders([torch.empty(1)], 0)
-# the tensors slots hold now, by id (a slot that lets its tensor go takes it out)
-_KEPT: "weakref.WeakValueDictionary[int, torch.Tensor]" = weakref.WeakValueDictionary()
-
-
-def _kept(slots: list, i: int, size: tuple, stride: tuple, dtype: torch.dtype) -> torch.Tensor:
-    """The buffer of slot i: the one the last call wrote, when nobody holds it any more (not
-    the caller, who may keep an output; not autograd, which may keep a saved value; not a
-    view of it), else fresh memory, which the slot keeps from now on. CPU only: the program
-    of another device binds the plain allocation."""
-    if slots[i] is not None:
-        if _slot_holders(slots, i) == _SLOT_ALONE:   # asked before any local name holds it
-            t = slots[i]
-            if t.dtype == dtype and t.size() == size and t.stride() == stride:
-                return t
-        _KEPT.pop(id(slots[i]), None)   # someone holds it: it is theirs now
-    t = slots[i] = torch.empty_strided(size, stride, dtype=dtype)
-    _KEPT[id(t)] = t
-    return t
 
 
 def _allocator(device: torch.device) -> Callable:
@@ -137,8 +104,6 @@ def load(src: str, consts: dict[str, Any], built: Built, device: torch.device) -
     env: dict[str, Any] = {
         "torch": torch, "_layout": _layout, "_as_strided": _as_strided, "_empty": _allocator(device),
         "_reuse": _reuse, "_sole": _sole, "_spare": _spare,
-        "_kept": _kept if device.type == "cpu" else
-        (lambda slots, i, size, stride, dtype: torch.empty_strided(size, stride, dtype=dtype, device=device)),
     }
     assert set(env) == set(RUNTIME_NAMES)
     env.update(consts)

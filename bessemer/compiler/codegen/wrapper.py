@@ -21,18 +21,7 @@ from ..views import layout_of
 from .kernel import KernelSource
 
 # The support functions the generated program calls (bound by runtime.load).
-RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty", "_reuse", "_sole", "_spare", "_kept")
-
-# Buffers from this size on are kept between calls (runtime._kept): the graph's next call
-# writes into the same memory, when nobody else holds it by then, instead of allocating it
-# again. glibc maps an allocation this large afresh each time and returns it on free, so every
-# call paid a page fault per 4 KiB page of it: a [1024, 8192] float32 matmul output took
-# 22.4 ms fresh against 13.2 ms written into kept memory. Trades that memory, held between
-# calls while the buffer is dead, for the faults; the memory benchmark counts it as live.
-KEEP_MIN_BYTES = 16 << 20
-
-# Externs whose result can be written into a given buffer (their `out` overload).
-_OUT_OPS = frozenset(("mm", "addmm", "bmm", "baddbmm"))
+RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty", "_reuse", "_sole", "_spare")
 
 
 class WrapperWriter:
@@ -49,7 +38,6 @@ class WrapperWriter:
         self.conditional = conditional   # input names planned over only when _sole at run time
         self.consts: dict[str, Any] = {}
         self.lines: list[str] = []
-        self.slots = 0                      # buffers kept between calls (_kept)
 
     def var(self, n: Node) -> str:
         return n.name
@@ -132,8 +120,6 @@ class WrapperWriter:
                                 src = f"({src} if {src}_sole else _spare({src}))"
                             self.emit(f"{m.name} = _reuse({src}, {tuple(m.shape)!r}, {_dt(m.dtype)}); "
                                       f"del {old.name}")
-                    elif _keepable(m, _contiguous(m.shape)):
-                        self.emit(f"{m.name} = {self.kept(m, _contiguous(m.shape))}")
                     else:
                         self.emit(f"{m.name} = _empty({tuple(m.shape)!r}, {_dt(m.dtype)})")
                 self.emit(self.backend.call(ks, [a.name for a in ks.args]))
@@ -144,15 +130,7 @@ class WrapperWriter:
                     continue
                 self.emit(f"del {b.name}")
         self.emit(f"return [{', '.join(self.output_exprs(g.output_node))}]")
-        if self.slots:
-            self.lines.insert(0, f"_slots = [None] * {self.slots}   # the buffers kept between calls")
         return "\n".join(self.lines) + "\n"
-
-    def kept(self, n: Node, stride: tuple) -> str:
-        """A buffer for n that the next call finds again (runtime._kept)."""
-        i = self.slots
-        self.slots += 1
-        return f"_kept(_slots, {i}, {tuple(n.shape)!r}, {tuple(stride)!r}, {_dt(n.dtype)})"
 
     def output_exprs(self, out: Node) -> list[str]:
         """The returned values. Outputs that eager computes afresh (a root, see
@@ -194,12 +172,6 @@ class WrapperWriter:
         args = ", ".join(self.arg_expr(a) for a in s.attrs["args"])
         kw = ", ".join(f"{k}={self.arg_expr(v)}" for k, v in s.attrs["kwargs"].items())
         call = f"{tname}({args}{', ' if args and kw else ''}{kw})"
-        packet = getattr(t, "overloadpacket", None)
-        if (not s.attrs["n_outputs"] and packet is not None and packet.__name__ in _OUT_OPS
-                and "out" in packet.overloads() and s.stride is not None and _keepable(s, s.stride)
-                and tuple(s.stride) == _contiguous(s.shape)):
-            out_op = self.const(packet.out, "_op")
-            return f"{s.name} = {out_op}({args}, {kw}{', ' if kw else ''}out={self.kept(s, s.stride)})"
         if s.attrs["n_outputs"]:
             lines = [f"{s.name} = {call}"]
             for u in self._getitems(s):
@@ -216,22 +188,6 @@ def _layout_call(expr: str, n: Node) -> str:
     """`expr` as a tensor with exactly n's strides (dims of size 1 may differ)."""
     sig = tuple(d for d, x in enumerate(n.shape) if x != 1)
     return f"_layout({expr}, {tuple(n.shape)!r}, {tuple(n.stride)!r}, {sig!r})"
-
-
-def _contiguous(shape) -> tuple:
-    st, acc = [], 1
-    for d in reversed(tuple(shape)):
-        st.append(acc)
-        acc *= d
-    return tuple(reversed(st))
-
-
-def _keepable(n: Node, stride) -> bool:
-    """Whether n's buffer is worth keeping between calls: static sizes, and large."""
-    if not all(isinstance(d, int) for d in (*n.shape, *stride)):
-        return False
-    nbytes = n.dtype.itemsize * (1 + sum((d - 1) * st for d, st in zip(n.shape, stride)))
-    return nbytes >= KEEP_MIN_BYTES and all(d > 0 for d in n.shape)
 
 
 def _dt(dt: torch.dtype) -> str:
