@@ -22,6 +22,7 @@ Only graphs with static sizes take part: the zero tensor needs its shape inside 
 from __future__ import annotations
 
 import logging
+import pickle
 from typing import Any, Callable, Sequence
 
 import torch
@@ -104,7 +105,6 @@ def _zeros(g: torch.fx.Graph, p: torch.fx.Node) -> torch.fx.Node:
 def stored(gm: torch.fx.GraphModule, absent: tuple[int, ...]) -> dict:
     """What the graph cache keeps to compile a loaded backward for another pattern: the graph
     (without metadata, pickled) and the shape and dtype of every input."""
-    import pickle
     from .graph_cache import BypassAOTAutogradCache, fallback_module
     try:
         # kept pickled: a load rebuilds it only when another pattern of tangents shows up
@@ -121,7 +121,6 @@ def stored(gm: torch.fx.GraphModule, absent: tuple[int, ...]) -> dict:
 def restored(tan: dict, args: list):
     """The stored graph with its metadata propagated from fake inputs made from the stored
     shapes (the call's arguments lack the missing tangents), and those inputs."""
-    import pickle
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.passes.fake_tensor_prop import FakeTensorProp
     mode = FakeTensorMode(allow_non_fake_inputs=True)   # the graph's own constants are real

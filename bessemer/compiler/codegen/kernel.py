@@ -133,21 +133,19 @@ class KernelBuilder:
         key = (n, m)
         if key in cache:
             return cache[key]
-        if self.hoist is not None and not top and self._invariant(n, m):
+        hoisted = self.hoist is not None and not top and self._invariant(n, m)
+        if hoisted:
             # the same for every element of the row: computed once, before the loop
             lines, cache = self.hoist
             if key in cache:
                 return cache[key]
-            r = self._expr(n, m, lines, cache, top)
-            if self._is_buffer(n) and n.kind != "reduce":
-                # a load named before the loop: gcc left a row loop scalar when a
-                # row-invariant load (a 0-d loss gradient, b[0]) stayed inside it
-                name = self.new_tmp()
-                lines.append(self.declare(name, n.dtype, r))
-                r = name
-            cache[key] = r
-            return r
         r = self._expr(n, m, lines, cache, top)
+        if hoisted and self._is_buffer(n) and n not in self.row_vals and n not in self.acc:
+            # a load, named before the loop: gcc left a row loop scalar when a row-invariant
+            # load (a 0-d loss gradient, b[0]) stayed inside it
+            name = self.new_tmp()
+            lines.append(self.declare(name, n.dtype, r))
+            r = name
         cache[key] = r
         return r
 
