@@ -51,6 +51,10 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         if cfg.precision != "fp32":
             forward = _autocast(forward, model, _AUTOCAST_DTYPES[cfg.precision])
         compiled = _torch_compile(forward, backend, cfg)
+        from .compiler import precompile
+        if precompile.enabled(cfg):
+            # a warm process loads the forward's stored frame instead of tracing it
+            compiled = precompile.wrap(forward, compiled, backend, cfg)
         if cfg.pad_to_multiple_of is not None:
             # outside the compiled function: Dynamo sees the padded lengths only
             compiled = padding.wrap(compiled, model, cfg.pad_to_multiple_of)

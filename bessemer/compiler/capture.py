@@ -392,7 +392,9 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
     aots: dict = {}   # cached or not -> AOTAutograd with this backend's compilers, made at first use
     shapes_seen: dict[str, list] = {}
 
-    def backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
+    def compile_graph(gm: torch.fx.GraphModule, example_inputs, **kwargs):
+        """(the compiled graph as AOTAutograd returns it, whether its outputs' autograd node
+        must have the filling of missing tangents switched off at every call)."""
         # sizes as text: a symbolic size ("s0") must not be compared as a number here
         shapes = [tuple(str(s) for s in t.shape) for t in example_inputs if isinstance(t, torch.Tensor)]
         # the same code traced again: the same sequence of tensor ops, whatever the shapes
@@ -418,10 +420,15 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
                 fn = aot(gm, example_inputs, **kwargs)
         else:
             fn = aot(gm, example_inputs, **kwargs)
+        return fn, tangents.turns_off_filling(gm, example_inputs)
+
+    def backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
+        fn, marked = compile_graph(gm, example_inputs, **kwargs)
         # the backward takes None for the outputs a step does not differentiate (tangents.py)
-        return tangents.mark_outputs(fn) if tangents.turns_off_filling(gm, example_inputs) else fn
+        return tangents.mark_outputs(fn) if marked else fn
 
     backend.bessemer = be  # type: ignore[attr-defined]
+    backend.compile_graph = compile_graph  # type: ignore[attr-defined]  # precompile.py stores its result
     return backend
 
 

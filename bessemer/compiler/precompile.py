@@ -1,0 +1,467 @@
+"""Stored frames: a warm start without Dynamo's trace.
+
+The graph cache (graph_cache.py) skips AOTAutograd and the pipeline in a warm
+process, but Dynamo still traces the model's Python before it can look a graph up:
+1.5-2.5 s of a transformer's first step. A module's forward that compiles to one
+whole graph (no graph break) is therefore captured once with torch's
+ahead-of-time Dynamo capture (`aot_compile`) and stored under
+`<cache_dir>/frames/`: the rewritten bytecode that calls the compiled graph, the
+guards that can be stored, and the AOTAutograd entry holding bessemer's compiled
+forward and backward. A later process finds it by key, loads it (bessemer's
+graphs come back through the graph cache's loader) and runs it whenever its
+guards pass; any call they refuse takes the ordinary Dynamo path, which compiles
+as it always does.
+
+What stands in for the guards that cannot be stored (object identities, module
+globals, closures) is the key, computed at the first call: the traced function
+(file, name, bytecode, closure), the module tree (every submodule's class,
+training flag, hook counts and plain attributes; every parameter's and buffer's
+shape, dtype, device and requires_grad; a Hugging Face config's fields), the
+call's argument metadata, the global state that changes a trace (grad mode,
+autocast, deterministic algorithms, default dtype, global module hooks), the
+versions of Python, torch and the packages the model's classes come from, and
+the graph cache's salt (bessemer's version, its compiler's source and the config
+fields that shape code). On load, every source file the trace went through must
+still hash as it did at capture (torch keeps a checksum per inlined function);
+a changed file refuses the entry and the frame is traced afresh. A forward that
+cannot be captured (a graph break, a graph that runs eagerly, state that cannot
+be stored) leaves a marker under the same key, so a warm process does not try
+again and goes straight to Dynamo.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+import hashlib
+import importlib
+import inspect
+import logging
+import os
+import pickle
+import re
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any, Callable, Optional
+from unittest import mock
+
+import torch
+from torch._dynamo.aot_compile_types import SerializableCallable
+
+from ..fsutil import PRIVATE_FILE_MODE, atomic_write_bytes, private_dir
+from . import graph_cache
+
+log = logging.getLogger("bessemer")
+
+FORMAT = b"bessemer-frame-1\n"
+_DIGEST = 64
+# Counters for tests and the bench: frames loaded and stored, forwards that could not be
+# captured, entries refused at load; seconds spent loading.
+stats: dict[str, float] = {"loaded": 0, "saved": 0, "uncaptured": 0, "refused": 0, "load_seconds": 0.0}
+
+
+class Unstorable(Exception):
+    """The forward cannot be stored as one frame (the reason says why)."""
+
+
+def enabled(config) -> bool:
+    """Stored frames ride on the graph cache; symbolic sizes and CUDA graphs are not stored."""
+    if os.environ.get("BESSEMER_FRAME_CACHE", "1").lower() in ("0", "false", "off", "no"):
+        return False
+    return graph_cache.enabled(config) and config.dynamic is not True and not config.cuda_graphs
+
+
+def folder(config) -> Path:
+    return Path(config.resolved_cache_dir()) / "frames"
+
+
+# -- the key -------------------------------------------------------------------------------------
+
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def _plain(v: Any) -> bool:
+    if isinstance(v, _PLAIN):
+        return True
+    if isinstance(v, (tuple, list)) and len(v) <= 64:
+        return all(isinstance(x, _PLAIN) for x in v)
+    return isinstance(v, torch.dtype)
+
+
+def _code_digest(code: types.CodeType) -> str:
+    h = hashlib.sha256()
+    h.update(code.co_code)
+    h.update(repr([c for c in code.co_consts if _plain(c)]).encode())
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            h.update(_code_digest(c).encode())
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
+    return h.hexdigest()
+
+
+def _tensor_meta(t: torch.Tensor) -> tuple:
+    return ("T", str(t.dtype), tuple(t.shape), tuple(t.stride()), str(t.device), t.requires_grad,
+            type(t).__qualname__)
+
+
+def _value_meta(v: Any, depth: int = 0) -> Any:
+    if isinstance(v, torch.Tensor):
+        return _tensor_meta(v)
+    if _plain(v):
+        return v
+    if depth < 3 and isinstance(v, (tuple, list)):
+        return (type(v).__name__, tuple(_value_meta(x, depth + 1) for x in v))
+    if depth < 3 and isinstance(v, dict):
+        return ("dict", tuple((repr(k), _value_meta(x, depth + 1)) for k, x in v.items()))
+    if isinstance(v, torch.nn.Module):
+        return ("module", type(v).__module__, type(v).__qualname__)
+    if isinstance(v, (types.FunctionType, types.MethodType)):
+        f = getattr(v, "__func__", v)
+        return ("function", f.__module__, f.__qualname__, _code_digest(f.__code__))
+    return ("object", type(v).__module__, type(v).__qualname__)
+
+
+def _hf_config(obj: Any) -> Optional[str]:
+    to_dict = getattr(obj, "to_dict", None)
+    if to_dict is None or not callable(to_dict) or isinstance(obj, (torch.nn.Module, torch.Tensor)):
+        return None
+    try:
+        return repr(sorted((k, repr(v)) for k, v in to_dict().items()))
+    except Exception:  # noqa: BLE001 - not a config after all
+        return None
+
+
+def _module_digest(model: torch.nn.Module, add: Callable[..., None]) -> None:
+    for name, m in model.named_modules(remove_duplicate=False):
+        add("module", name, type(m).__module__, type(m).__qualname__, m.training,
+            len(m._forward_hooks), len(m._forward_pre_hooks), len(m._backward_hooks),
+            len(m._backward_pre_hooks), len(getattr(m, "_state_dict_hooks", ())))
+        for k, v in sorted(vars(m).items()):
+            if k in ("_parameters", "_buffers", "_modules") or isinstance(v, torch.Tensor):
+                continue
+            if _plain(v):
+                add(k, v)
+            else:
+                cfg = _hf_config(v)
+                if cfg is not None:
+                    add(k, cfg)
+        for k, p in m._parameters.items():
+            add("param", k, None if p is None else _tensor_meta(p))
+        for k, b in m._buffers.items():
+            add("buffer", k, None if b is None else _tensor_meta(b))
+
+
+def _global_hooks() -> tuple:
+    """How many global module hooks are registered (guards on them are globals: not stored)."""
+    mod = torch.nn.modules.module
+    return tuple(len(getattr(mod, n, ())) for n in (
+        "_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
+        "_global_backward_pre_hooks", "_global_module_registration_hooks",
+        "_global_parameter_registration_hooks", "_global_buffer_registration_hooks"))
+
+
+def _package_versions(model: torch.nn.Module) -> list:
+    pkgs = sorted({type(m).__module__.partition(".")[0] for m in model.modules()})
+    return [(p, str(getattr(sys.modules.get(p), "__version__", ""))) for p in pkgs]
+
+
+def traced_function(fn: Callable) -> types.FunctionType:
+    return fn.__func__ if inspect.ismethod(fn) else fn
+
+
+def frame_key(fn: Callable, args: tuple, kwargs: dict, config) -> str:
+    """The key of one forward's stored frame (see the module's docstring)."""
+    h = hashlib.sha256()
+
+    def add(*parts: Any) -> None:
+        for x in parts:
+            h.update(repr(x).encode())
+            h.update(b"\0")
+
+    f = traced_function(fn)
+    add(FORMAT, sys.version, torch.__version__, graph_cache.salt(config))
+    add(f.__module__, f.__qualname__, f.__code__.co_filename, _code_digest(f.__code__))
+    for cell in f.__closure__ or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:   # an empty cell
+            v = None
+        add("closure", _value_meta(v))
+        if isinstance(v, torch.nn.Module):
+            _module_digest(v, add)
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, torch.nn.Module):
+        _module_digest(owner, add)
+        add(_package_versions(owner))
+    for a in args:
+        add("arg", _value_meta(a))
+    for k in sorted(kwargs):
+        add("kwarg", k, _value_meta(kwargs[k]))
+    add(torch.is_grad_enabled(), torch.are_deterministic_algorithms_enabled(), torch.get_default_dtype(),
+        _global_hooks(), torch.is_inference_mode_enabled())
+    for dev in torch._C._autocast_supported_devices():
+        add(dev, torch.is_autocast_enabled(dev), torch.get_autocast_dtype(dev))
+    return "f" + h.hexdigest()[:40]
+
+
+# -- what is stored ------------------------------------------------------------------------------
+
+def _storable_guards(fn: Callable) -> Callable:
+    """Dynamo's guard filter: the guards that can be written down and read back in another
+    process. Guards on globals, object identities, closures and the traced frame's free
+    variables are dropped; the key stands in for them."""
+    from torch._dynamo.guards import CheckFunctionManager
+    unsupported = set(CheckFunctionManager.UNSUPPORTED_SERIALIZATION_GUARD_TYPES)
+    free = set(traced_function(fn).__code__.co_freevars)
+
+    def root(name: str) -> str:
+        m = re.match(r"L\['([^']+)'\]", name)
+        return m.group(1) if m else re.split(r"[.\[(]", name, maxsplit=1)[0]
+
+    def keep(entries) -> list[bool]:
+        return [not (g.is_global or unsupported.intersection((g.guard_type, *g.derived_guard_types))
+                     or root(g.name) in free) for g in entries]
+    return keep
+
+
+def _external(fn: Callable) -> dict[str, Any]:
+    """Objects a stored frame may refer to that are this process's own (the forward itself,
+    its closure, the module it is called on): stored by name, given back at load."""
+    data: dict[str, Any] = {"forward": fn}
+    for i, cell in enumerate(traced_function(fn).__closure__ or ()):
+        try:
+            data[f"closure{i}"] = cell.cell_contents
+        except ValueError:
+            pass
+    owner = getattr(fn, "__self__", None)
+    if owner is not None:
+        data["self"] = owner
+    return data
+
+
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    return (a.co_name, a.co_filename, a.co_firstlineno) == (b.co_name, b.co_filename, b.co_firstlineno)
+
+
+class StoredGraph(SerializableCallable):
+    """The compiled graph a stored frame calls: AOTAutograd's bundled entry (bessemer's forward
+    and backward inside), and whether its outputs' autograd node takes missing tangents as None
+    (tangents.mark_outputs), which is a wrapper and so is stored as a flag."""
+
+    def __init__(self, compiled: Callable, marked: bool):
+        from . import tangents
+        self.compiled, self.marked = compiled, marked
+        self._run = tangents.mark_outputs(compiled) if marked else compiled
+
+    @classmethod
+    def serialize_compile_artifacts(cls, fn: "StoredGraph") -> bytes:
+        from torch._dynamo.aot_compile_types import BundledAOTAutogradSerializableCallable as Bundled
+        return pickle.dumps((Bundled.serialize_compile_artifacts(Bundled(fn.compiled)), fn.marked))
+
+    @classmethod
+    def deserialize_compile_artifacts(cls, data: bytes) -> "StoredGraph":
+        from torch._dynamo.aot_compile_types import BundledAOTAutogradSerializableCallable as Bundled
+        inner, marked = pickle.loads(data)
+        return cls(Bundled.deserialize_compile_artifacts(inner), marked)
+
+    def __call__(self, *args: Any) -> Any:
+        return self._run(*args)
+
+
+def _storing_backend(backend: Callable) -> Callable:
+    """The bessemer backend, returning what a stored frame keeps."""
+    def store(gm: torch.fx.GraphModule, example_inputs, **kwargs):
+        fn, marked = backend.compile_graph(gm, example_inputs, **kwargs)
+        if getattr(fn, "serialize", None) is None:
+            raise Unstorable("the graph was not stored by the graph cache (it runs eagerly, or its sizes "
+                             "are symbolic)")
+        return StoredGraph(fn, marked)
+    return store
+
+
+def capture(fn: Callable, args: tuple, kwargs: dict, backend: Callable, config):
+    """fn traced and compiled as one whole graph, ready to store (AOTCompiledFunction)."""
+    if torch._dynamo.config.caching_precompile:
+        raise Unstorable("TORCH_CACHING_PRECOMPILE is set")
+    from torch._dynamo import trace_rules
+    if trace_rules.check(fn):
+        # Dynamo traces a function of torch's own (the forward of a container such as
+        # Sequential) through a wrapper frame, whose guards on the module cannot be read back
+        raise Unstorable(f"the forward ({traced_function(fn).__qualname__}) is torch's own")
+    from torch._dynamo.package import SourceInfo
+    opt = torch.compile(fn, backend=_storing_backend(backend), fullgraph=True, dynamic=config.dynamic,
+                        options={"guard_filter_fn": _storable_guards(fn)})
+    # torch notes the source of every function the trace went through, once per inlined call
+    # (1,700 calls, 2 s for a T5): once per function is enough
+    seen: set = set()
+    add_code = SourceInfo.add_code
+
+    def add_once(info, code: types.CodeType) -> None:
+        if code not in seen:
+            seen.add(code)
+            add_code(info, code)
+
+    with mock.patch.object(SourceInfo, "add_code", add_once):
+        return opt.aot_compile((args, kwargs))
+
+
+def serialize(aot, fn: Callable) -> bytes:
+    code = aot._artifacts.original_code
+    f = traced_function(fn)
+    if not _same_code(code, f.__code__):
+        # torch traces the forward of its own modules (containers such as Sequential) through
+        # a wrapper frame, whose guards on the module cannot be read back in another process
+        raise Unstorable(f"the traced frame is {code.co_name}, not the forward itself")
+    env = aot._artifacts.runtime_env
+    modules: dict[str, str] = {}
+    for ref in sorted(env.external_refs):
+        if (ref in env.used_globals or ref in env.import_sources or ref == aot._artifacts.backend_id
+                or hasattr(builtins, ref)):
+            continue
+        v = f.__globals__.get(ref, _MISSING)
+        if isinstance(v, types.ModuleType):
+            if ref.startswith("___"):    # a module Dynamo installed under a name of its own
+                modules[ref] = v.__name__
+        elif v is _MISSING or ref.startswith("___"):
+            raise Unstorable(f"the frame refers to {ref}, which a later process cannot rebuild")
+    from torch._dynamo.aot_compile import AOTCompiledFunction
+    blob = AOTCompiledFunction.serialize(aot, _external(fn)).serialized_data
+    return pickle.dumps({"modules": modules, "frame": blob})
+
+
+_MISSING = object()
+
+
+def deserialize(content: bytes, fn: Callable, be):
+    from torch._dynamo.aot_compile import AOTCompiledFunction
+    state = pickle.loads(content)
+    g = dict(traced_function(fn).__globals__)
+    g.update({name: importlib.import_module(mod) for name, mod in state["modules"].items()})
+    with graph_cache.active(be):
+        aot = AOTCompiledFunction.deserialize(state["frame"], f_globals=g, external_closure_data=_external(fn))
+    stale = _changed_sources(aot._artifacts.source_info)
+    if stale:
+        raise Unstorable(f"its source changed since it was stored ({stale})")
+    return aot
+
+
+def _changed_sources(info) -> Optional[str]:
+    from torch._dynamo.package import _hash_sourcelines
+    for src in info.inlined_sources:
+        try:
+            mod = sys.modules.get(src.module) or importlib.import_module(src.module)
+            if _hash_sourcelines(mod, src.firstlineno, src.lastlineno) != src.checksum:
+                return f"{src.module}, lines {src.firstlineno}-{src.lastlineno}"
+        except Exception as e:  # noqa: BLE001 - a module that cannot be read is a change
+            return f"{src.module}: {type(e).__name__}"
+    return None
+
+
+# -- the store -----------------------------------------------------------------------------------
+
+def _path(config, key: str) -> Path:
+    return folder(config) / key
+
+
+def _read(path: Path) -> Optional[bytes]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    digest, content = data[len(FORMAT):len(FORMAT) + _DIGEST], data[len(FORMAT) + _DIGEST:]
+    if not data.startswith(FORMAT) or hashlib.sha256(content).hexdigest().encode() != digest:
+        log.warning("bessemer: stored frame %s is damaged; tracing afresh", path)
+        _remove(path)
+        return None
+    return content
+
+
+def _write(path: Path, content: bytes) -> None:
+    private_dir(path.parent)
+    data = FORMAT + hashlib.sha256(content).hexdigest().encode() + content
+    atomic_write_bytes(path, data, mode=PRIVATE_FILE_MODE)
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+# -- the forward -----------------------------------------------------------------------------------
+
+class StoredForward:
+    """A module's compiled forward with a stored frame in front of it. The first call finds the
+    frame by key (or captures and stores it); every call its guards accept runs it, any other
+    call runs `compiled`, the forward under torch.compile."""
+
+    def __init__(self, forward: Callable, compiled: Callable, backend: Callable, config):
+        self.forward, self.compiled, self.backend, self.config = forward, compiled, backend, config
+        self.frame = None           # the loaded AOTCompiledFunction
+        self.first = True
+        self.hooks: tuple = ()
+        owner = getattr(forward, "__self__", None)
+        self.self_args = (owner,) if owner is not None else ()   # the frame's own `self`
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.first:
+            self.first = False
+            self._find(args, kwargs)
+        frame = self.frame
+        if frame is not None and _global_hooks() == self.hooks and not torch.compiler.is_compiling():
+            full = (*self.self_args, *args)
+            if frame.guard_check(*full, **kwargs):
+                return frame.fn(*full, **kwargs)
+        return self.compiled(*args, **kwargs)
+
+    def _find(self, args: tuple, kwargs: dict) -> None:
+        try:
+            key = frame_key(self.forward, args, kwargs, self.config)
+        except Exception as e:  # noqa: BLE001 - a call the key cannot describe is not stored
+            log.info("bessemer: forward not stored (%s: %s)", type(e).__name__, e)
+            return
+        path = _path(self.config, key)
+        marker = path.with_suffix(".none")
+        if marker.exists():
+            return
+        self.hooks = _global_hooks()
+        content = _read(path)
+        if content is not None:
+            started = time.perf_counter()
+            try:
+                self.frame = deserialize(content, self.forward, self.backend.bessemer)
+            except Exception as e:  # noqa: BLE001 - any entry that cannot serve is traced afresh
+                stats["refused"] += 1
+                log.info("bessemer: stored frame %s not used (%s: %s)", path.name, type(e).__name__, e)
+                _remove(path)
+            else:
+                stats["loaded"] += 1
+                stats["load_seconds"] += time.perf_counter() - started
+                return
+        try:
+            aot = capture(self.forward, args, kwargs, self.backend, self.config)
+            content = serialize(aot, self.forward)
+        except Exception as e:  # noqa: BLE001 - graph breaks and the like: Dynamo's ordinary path
+            stats["uncaptured"] += 1
+            reason = " ".join(f"{type(e).__name__}: {e}".split())[:300]
+            log.info("bessemer: forward not stored as one frame (%s); Dynamo traces it at each start", reason)
+            private_dir(marker.parent)
+            atomic_write_bytes(marker, reason.encode(), mode=PRIVATE_FILE_MODE)
+            return
+        _write(path, content)
+        stats["saved"] += 1
+        self.frame = aot
+
+
+def wrap(forward: Callable, compiled: Callable, backend: Callable, config) -> Callable:
+    """`compiled` (torch.compile of `forward` with `backend`) behind a stored frame, as a function
+    with forward's signature."""
+    stored = StoredForward(forward, compiled, backend, config)
+
+    @functools.wraps(forward)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return stored(*args, **kwargs)
+    run._bessemer_frame = stored  # type: ignore[attr-defined]
+    return run

@@ -1,0 +1,175 @@
+"""Stored frames (compiler/precompile.py): a second process loads the forward's stored frame
+and runs it without Dynamo's trace, training exactly as eager and as the first process; a
+change the stored guards cannot see (a helper's source, a module attribute) is refused or
+misses the key; a forward with a graph break is marked once and traced by Dynamo at every
+start; a damaged entry is traced afresh. Each process is a subprocess, as a warm start is."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+WORKER = textwrap.dedent('''
+    import copy, functools, json, sys, warnings
+    import torch
+    import torch.nn.functional as F
+    import bessemer
+    from bessemer.compiler import precompile
+    from torch._dynamo.utils import compilation_time_metrics
+
+    cache_dir, scale, graph_break = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1"
+
+    def act(h):
+        return F.gelu(h)
+
+    def wrapped(fn):   # a decorator with a closure, as transformers wraps its models' forwards
+        @functools.wraps(fn)
+        def wrapper(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
+        return wrapper
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = scale
+            self.fc1, self.norm, self.fc2 = torch.nn.Linear(16, 32), torch.nn.LayerNorm(32), torch.nn.Linear(32, 4)
+
+        @wrapped
+        def forward(self, x, y):
+            h = self.norm(act(self.fc1(x))) * self.scale
+            if graph_break:
+                torch._dynamo.graph_break()
+            logits = self.fc2(h)
+            return F.cross_entropy(logits, y), logits
+
+    torch.manual_seed(0)
+    model = Net()
+    ref = copy.deepcopy(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    cfg = bessemer.TrainingCompilerConfig(cache_dir=cache_dir, fallback="error")
+    bessemer.compile(model, config=cfg)
+
+    def step(m, o, x, y):
+        loss, _ = m(x, y)
+        loss.backward()
+        grads = [p.grad.clone() for p in m.parameters()]
+        o.step()
+        o.zero_grad()
+        return loss.item(), grads
+
+    close = lambda a, b: torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+    out = {"losses": [], "ref_losses": [], "grads_equal": True}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(4):
+            n = 8 if i < 3 else 6   # the last step's batch: a call the stored guards refuse
+            x, y = torch.randn(n, 16), torch.randint(0, 4, (n,))
+            (l, g), (rl, rg) = step(model, opt, x, y), step(ref, ref_opt, x, y)
+            out["losses"].append(l)
+            out["ref_losses"].append(rl)
+            out["grads_equal"] &= all(close(a, b) for a, b in zip(g, rg))
+            if i == 0:
+                out["traced_first"] = "_compile.compile_inner" in compilation_time_metrics \\
+                    or "fullgraph_capture" in compilation_time_metrics
+        with torch.no_grad():      # grad mode off: Dynamo's path too
+            out["eval_equal"] = close(model(x, y)[1], ref(x, y)[1])
+    out["params_equal"] = all(close(a, b) for a, b in zip(model.parameters(), ref.parameters()))
+    out["params"] = [p.detach().flatten().tolist() for p in model.parameters()]
+    out["warnings"] = [str(w.message) for w in caught if "bessemer" in str(w.message)]
+    out["stats"] = precompile.stats
+    print("RESULT", json.dumps(out))
+''')
+
+
+def run(tmp_path, cache, scale=1.0, graph_break=False, act=None) -> dict:
+    script = tmp_path / "worker.py"
+    src = WORKER if act is None else WORKER.replace("return F.gelu(h)", f"return {act}(h)")
+    script.write_text(src)
+    env = dict(os.environ, BESSEMER_GRAPH_CACHE="1", BESSEMER_VERIFY="1")
+    env.pop("BESSEMER_DEBUG", None)
+    p = subprocess.run([sys.executable, str(script), str(cache), str(scale), "1" if graph_break else "0"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")][-1]
+    return json.loads(line[len("RESULT "):])
+
+
+def trains_as_eager(r: dict) -> None:
+    assert r["grads_equal"] and r["params_equal"] and r["eval_equal"], r
+    assert all(abs(a - b) <= 1e-5 * max(1.0, abs(b)) for a, b in zip(r["losses"], r["ref_losses"])), r
+    # the last step's new batch size is compiled again, as Dynamo's path does in any process
+    assert not [w for w in r["warnings"] if not w.startswith("bessemer: recompiling")], r["warnings"]
+
+
+def frames(cache) -> list[str]:
+    d = cache / "frames"
+    return sorted(p.name for p in d.iterdir()) if d.exists() else []
+
+
+def test_a_second_process_runs_the_stored_frame_without_tracing(tmp_path):
+    cache = tmp_path / "cache"
+    first = run(tmp_path, cache)
+    trains_as_eager(first)
+    assert first["traced_first"]
+    assert first["stats"]["saved"] == 1 and first["stats"]["loaded"] == 0
+    assert len(frames(cache)) == 1 and not frames(cache)[0].endswith(".none")
+
+    second = run(tmp_path, cache)
+    trains_as_eager(second)
+    assert second["stats"]["loaded"] == 1 and second["stats"]["saved"] == 0, second["stats"]
+    assert not second["traced_first"], "the warm process traced its first step with Dynamo"
+    # the same compiled graphs: the same steps, bit for bit (the last step's new batch size is
+    # compiled by Dynamo in each process, statically in one, with symbolic sizes in the other)
+    assert second["losses"][:3] == first["losses"][:3]
+
+
+def test_a_changed_helper_refuses_the_stored_frame(tmp_path):
+    """The forward's own code is in the key; a function it calls is checked at load, against
+    the checksums of every source the trace went through."""
+    cache = tmp_path / "cache"
+    run(tmp_path, cache)
+    changed = run(tmp_path, cache, act="torch.relu")
+    trains_as_eager(changed)
+    assert changed["stats"]["refused"] == 1 and changed["stats"]["saved"] == 1, changed["stats"]
+    assert changed["traced_first"]
+
+
+def test_a_changed_module_attribute_is_another_key(tmp_path):
+    cache = tmp_path / "cache"
+    run(tmp_path, cache)
+    other = run(tmp_path, cache, scale=2.0)
+    trains_as_eager(other)
+    assert other["stats"]["loaded"] == 0 and other["stats"]["saved"] == 1, other["stats"]
+    assert len(frames(cache)) == 2
+
+
+def test_a_graph_break_is_marked_once_and_traced_by_dynamo(tmp_path):
+    cache = tmp_path / "cache"
+    first = run(tmp_path, cache, graph_break=True)
+    trains_as_eager(first)
+    assert first["stats"]["uncaptured"] == 1 and first["stats"]["saved"] == 0
+    (marker,) = frames(cache)
+    assert marker.endswith(".none")
+    assert "graph_break" in (cache / "frames" / marker).read_text() or "Unsupported" in \
+        (cache / "frames" / marker).read_text()
+
+    second = run(tmp_path, cache, graph_break=True)
+    trains_as_eager(second)
+    assert second["stats"] == {**second["stats"], "uncaptured": 0, "saved": 0, "loaded": 0}
+    assert second["losses"] == first["losses"]
+
+
+def test_a_damaged_frame_is_traced_afresh_and_written_again(tmp_path):
+    cache = tmp_path / "cache"
+    run(tmp_path, cache)
+    (name,) = frames(cache)
+    path = cache / "frames" / name
+    data = bytearray(path.read_bytes())
+    data[-100] ^= 0xFF
+    path.write_bytes(bytes(data))
+    again = run(tmp_path, cache)
+    trains_as_eager(again)
+    assert again["stats"]["loaded"] == 0 and again["stats"]["saved"] == 1, again["stats"]
+    third = run(tmp_path, cache)
+    assert third["stats"]["loaded"] == 1
