@@ -99,6 +99,8 @@ def _split(c: Optional[dict]) -> str:
     """Where a first step's compile time went: Dynamo's own share and its backend's."""
     if not c:
         return ""
+    if c.get("frames_s") is not None and not c["dynamo_s"]:
+        return f": stored frame loaded in {c['frames_s']:.2f} s, no Dynamo trace"
     return f": Dynamo {c['dynamo_s']:.2f} s, backend {c['backend_s']:.2f} s"
 
 

@@ -82,11 +82,16 @@ MODES: dict[str, Callable[[torch.nn.Module, torch.optim.Optimizer], Callable[[],
 def _compile_split() -> dict:
     """Of the compile work so far (the first step's): seconds in Dynamo's own tracing, guards and
     bytecode (`dynamo_s`) and seconds in the backend it calls (`backend_s`: AOTAutograd, the
-    partitioner and the mode's compiler, or the graph cache's loads), from Dynamo's own timers."""
+    partitioner and the mode's compiler, or the graph cache's loads), from Dynamo's own timers;
+    for bessemer also the seconds spent loading stored frames (`frames_s`, with no Dynamo trace)."""
     from torch._dynamo.utils import compilation_time_metrics as m
     total = sum(m.get("_compile.compile_inner", []))
     backend = sum(m.get("OutputGraph.call_user_compiler", []))
-    return {"dynamo_s": max(0.0, total - backend), "backend_s": backend}
+    out = {"dynamo_s": max(0.0, total - backend), "backend_s": backend}
+    precompile = sys.modules.get("bessemer.compiler.precompile")
+    if precompile is not None and precompile.stats["loaded"]:
+        out["frames_s"] = precompile.stats["load_seconds"]
+    return out
 
 
 # -- one worker ---------------------------------------------------------------------
