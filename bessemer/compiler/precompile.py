@@ -404,12 +404,15 @@ class StoredForward:
         self.hooks: tuple = ()
         owner = getattr(forward, "__self__", None)
         self.self_args = (owner,) if owner is not None else ()   # the frame's own `self`
+        self.by_children = False    # the forward runs eagerly, its large children compiled
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.first:
             self.first = False
             self._find(args, kwargs)
         frame = self.frame
+        if self.by_children:
+            return self.forward(*args, **kwargs)
         if frame is not None and _global_hooks() == self.hooks and not torch.compiler.is_compiling():
             full = (*self.self_args, *args)
             if frame.guard_check(*full, **kwargs):
@@ -425,6 +428,9 @@ class StoredForward:
         path = _path(self.config, key)
         marker = path.with_suffix(".none")
         if marker.exists():
+            first = marker.read_text(errors="replace").partition("\n")[0]
+            if first.startswith(_CHILDREN):
+                self._compile_children(first[len(_CHILDREN):].split(","))
             return
         self.hooks = _global_hooks()
         content = _read(path)
@@ -446,13 +452,63 @@ class StoredForward:
         except Exception as e:  # noqa: BLE001 - graph breaks and the like: Dynamo's ordinary path
             stats["uncaptured"] += 1
             reason = " ".join(f"{type(e).__name__}: {e}".split())[:300]
-            log.info("bessemer: forward not stored as one frame (%s); Dynamo traces it at each start", reason)
+            children = self._large_children(e)
+            log.info("bessemer: forward not stored as one frame (%s); %s", reason,
+                     f"its children {', '.join(children)} are compiled and stored instead" if children
+                     else "Dynamo traces it at each start")
             private_dir(marker.parent)
-            atomic_write_bytes(marker, reason.encode(), mode=PRIVATE_FILE_MODE)
+            text = (_CHILDREN + ",".join(children) + "\n" if children else "") + reason
+            atomic_write_bytes(marker, text.encode(), mode=PRIVATE_FILE_MODE)
+            if children:
+                self._compile_children(children)
             return
         _write(path, content)
         stats["saved"] += 1
         self.frame = aot
+
+
+    def _large_children(self, e: Exception) -> list[str]:
+        """Where the forward breaks Dynamo's graph, the children to compile instead: those that
+        are modules of their own (not single layers, not torch's containers) and together hold
+        at least CHILDREN_SHARE of the parameters.
+
+        The trade: with a graph break Dynamo traces the whole forward at every start (2.8 s of
+        a DeBERTa's warm start, whose classification loss breaks the graph); its large children
+        load from stored frames instead, and the forward's own code (typically the loss and
+        some glue) runs eagerly, uncompiled. Where the children hold less than that share,
+        too much would run eagerly: Dynamo's path is kept."""
+        from torch._dynamo import trace_rules
+        from torch._dynamo.exc import Unsupported, UserError
+        owner = getattr(self.forward, "__self__", None)
+        if not isinstance(e, (Unsupported, UserError)) or not isinstance(owner, torch.nn.Module):
+            return []
+        numel = lambda m: sum(p.numel() for p in m.parameters())   # noqa: E731
+        total = numel(owner)
+        picked = [(name, m) for name, m in owner.named_children()
+                  if next(m.children(), None) is not None and not trace_rules.check(m.forward)
+                  and not getattr(m.forward, "_bessemer_compiled", False)]
+        if not picked or total == 0 or sum(numel(m) for _, m in picked) < CHILDREN_SHARE * total:
+            return []
+        return [name for name, _ in picked]
+
+    def _compile_children(self, names: list[str]) -> None:
+        owner = self.forward.__self__
+        for name in names:
+            child = getattr(owner, name, None)
+            if not isinstance(child, torch.nn.Module) or getattr(child.forward, "_bessemer_compiled", False):
+                continue
+            forward = child.forward
+            compiled = torch.compile(forward, backend=self.backend, dynamic=self.config.dynamic)
+            run = wrap(forward, compiled, self.backend, self.config)
+            run._bessemer_compiled = True  # type: ignore[attr-defined]
+            child.forward = run
+        self.by_children = True
+
+
+_CHILDREN = "children:"
+# the share of a module's parameters its large children must hold for them to be compiled in
+# place of a forward Dynamo cannot capture whole (StoredForward._large_children)
+CHILDREN_SHARE = 0.9
 
 
 def wrap(forward: Callable, compiled: Callable, backend: Callable, config) -> Callable:

@@ -17,7 +17,9 @@ WORKER = textwrap.dedent('''
     from bessemer.compiler import precompile
     from torch._dynamo.utils import compilation_time_metrics
 
-    cache_dir, scale, graph_break = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1"
+    # graph_break: "none"; "mid" (inside the forward, whose own layers hold much of the model);
+    # "head" (after a child that holds every parameter, as a classification loss breaks it)
+    cache_dir, scale, graph_break = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 
     def act(h):
         return F.gelu(h)
@@ -28,18 +30,29 @@ WORKER = textwrap.dedent('''
             return fn(self, *args, **kwargs)
         return wrapper
 
+    class Body(torch.nn.Module):
+        def __init__(self, head):
+            super().__init__()
+            self.scale = scale
+            self.fc1, self.norm = torch.nn.Linear(16, 32), torch.nn.LayerNorm(32)
+            self.head = torch.nn.Linear(32, 4) if head else None
+
+        def forward(self, x):
+            h = self.norm(act(self.fc1(x))) * self.scale
+            return h if self.head is None else self.head(h)
+
     class Net(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.scale = scale
-            self.fc1, self.norm, self.fc2 = torch.nn.Linear(16, 32), torch.nn.LayerNorm(32), torch.nn.Linear(32, 4)
+            self.body = Body(graph_break == "head")
+            self.fc2 = torch.nn.Linear(32, 4) if graph_break != "head" else None
 
         @wrapped
         def forward(self, x, y):
-            h = self.norm(act(self.fc1(x))) * self.scale
-            if graph_break:
+            h = self.body(x)
+            if graph_break != "none":
                 torch._dynamo.graph_break()
-            logits = self.fc2(h)
+            logits = h if self.fc2 is None else self.fc2(h)
             return F.cross_entropy(logits, y), logits
 
     torch.manual_seed(0)
@@ -82,13 +95,13 @@ WORKER = textwrap.dedent('''
 ''')
 
 
-def run(tmp_path, cache, scale=1.0, graph_break=False, act=None) -> dict:
+def run(tmp_path, cache, scale=1.0, graph_break="none", act=None) -> dict:
     script = tmp_path / "worker.py"
     src = WORKER if act is None else WORKER.replace("return F.gelu(h)", f"return {act}(h)")
     script.write_text(src)
     env = dict(os.environ, BESSEMER_GRAPH_CACHE="1", BESSEMER_VERIFY="1")
     env.pop("BESSEMER_DEBUG", None)
-    p = subprocess.run([sys.executable, str(script), str(cache), str(scale), "1" if graph_break else "0"],
+    p = subprocess.run([sys.executable, str(script), str(cache), str(scale), graph_break],
                        capture_output=True, text=True, env=env, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")][-1]
@@ -145,8 +158,9 @@ def test_a_changed_module_attribute_is_another_key(tmp_path):
 
 
 def test_a_graph_break_is_marked_once_and_traced_by_dynamo(tmp_path):
+    """The forward's own layers hold a fifth of the parameters: Dynamo's path, at every start."""
     cache = tmp_path / "cache"
-    first = run(tmp_path, cache, graph_break=True)
+    first = run(tmp_path, cache, graph_break="mid")
     trains_as_eager(first)
     assert first["stats"]["uncaptured"] == 1 and first["stats"]["saved"] == 0
     (marker,) = frames(cache)
@@ -154,10 +168,29 @@ def test_a_graph_break_is_marked_once_and_traced_by_dynamo(tmp_path):
     assert "graph_break" in (cache / "frames" / marker).read_text() or "Unsupported" in \
         (cache / "frames" / marker).read_text()
 
-    second = run(tmp_path, cache, graph_break=True)
+    second = run(tmp_path, cache, graph_break="mid")
     trains_as_eager(second)
     assert second["stats"] == {**second["stats"], "uncaptured": 0, "saved": 0, "loaded": 0}
+    assert second["traced_first"]
     assert second["losses"] == first["losses"]
+
+
+def test_a_graph_break_after_a_large_child_stores_the_child(tmp_path):
+    """A forward that breaks after a child holding its parameters (a classification loss):
+    the child is compiled and stored, the forward's own code runs eagerly, and a warm process
+    loads the child's frame without tracing anything."""
+    cache = tmp_path / "cache"
+    first = run(tmp_path, cache, graph_break="head")
+    trains_as_eager(first)
+    assert first["stats"]["uncaptured"] == 1 and first["stats"]["saved"] == 1, first["stats"]
+    (marker,) = [f for f in frames(cache) if f.endswith(".none")]
+    assert (cache / "frames" / marker).read_text().startswith("children:body\n")
+
+    second = run(tmp_path, cache, graph_break="head")
+    trains_as_eager(second)
+    assert second["stats"] == {**second["stats"], "uncaptured": 0, "saved": 0, "loaded": 1}
+    assert not second["traced_first"]
+    assert second["losses"][:3] == first["losses"][:3]
 
 
 def test_a_damaged_frame_is_traced_afresh_and_written_again(tmp_path):
