@@ -54,7 +54,7 @@ from . import graph_cache
 
 log = logging.getLogger("bessemer")
 
-FORMAT = b"bessemer-frame-1\n"
+FORMAT = b"bessemer-frame-2\n"
 _DIGEST = 64
 # Counters for tests and the bench: frames loaded and stored, forwards that could not be
 # captured, entries refused at load; seconds spent loading.
@@ -327,7 +327,9 @@ def serialize(aot, fn: Callable) -> bytes:
             raise Unstorable(f"the frame refers to {ref}, which a later process cannot rebuild")
     from torch._dynamo.aot_compile import AOTCompiledFunction
     blob = AOTCompiledFunction.serialize(aot, _external(fn)).serialized_data
-    return pickle.dumps({"modules": modules, "frame": blob})
+    sources = sorted((s.module, s.firstlineno, s.lastlineno, s.checksum)
+                     for s in aot._artifacts.source_info.inlined_sources)
+    return pickle.dumps({"modules": modules, "sources": sources, "frame": blob})
 
 
 _MISSING = object()
@@ -336,25 +338,27 @@ _MISSING = object()
 def deserialize(content: bytes, fn: Callable, be):
     from torch._dynamo.aot_compile import AOTCompiledFunction
     state = pickle.loads(content)
+    # checked before anything is loaded: a refused entry loads no graph
+    stale = _changed_sources(state["sources"])
+    if stale:
+        raise Unstorable(f"its source changed since it was stored ({stale})")
     g = dict(traced_function(fn).__globals__)
     g.update({name: importlib.import_module(mod) for name, mod in state["modules"].items()})
     with graph_cache.active(be):
-        aot = AOTCompiledFunction.deserialize(state["frame"], f_globals=g, external_closure_data=_external(fn))
-    stale = _changed_sources(aot._artifacts.source_info)
-    if stale:
-        raise Unstorable(f"its source changed since it was stored ({stale})")
-    return aot
+        return AOTCompiledFunction.deserialize(state["frame"], f_globals=g, external_closure_data=_external(fn))
 
 
-def _changed_sources(info) -> Optional[str]:
+def _changed_sources(sources: list) -> Optional[str]:
+    """The first of the functions the trace went through whose source is not as at capture
+    (torch's checksum of its lines), or None."""
     from torch._dynamo.package import _hash_sourcelines
-    for src in info.inlined_sources:
+    for module, first, last, checksum in sources:
         try:
-            mod = sys.modules.get(src.module) or importlib.import_module(src.module)
-            if _hash_sourcelines(mod, src.firstlineno, src.lastlineno) != src.checksum:
-                return f"{src.module}, lines {src.firstlineno}-{src.lastlineno}"
+            mod = sys.modules.get(module) or importlib.import_module(module)
+            if _hash_sourcelines(mod, first, last) != checksum:
+                return f"{module}, lines {first}-{last}"
         except Exception as e:  # noqa: BLE001 - a module that cannot be read is a change
-            return f"{src.module}: {type(e).__name__}"
+            return f"{module}: {type(e).__name__}"
     return None
 
 
