@@ -419,7 +419,11 @@ class StoredForward:
             return self.forward(*args, **kwargs)
         if frame is not None and _global_hooks() == self.hooks and not torch.compiler.is_compiling():
             full = (*self.self_args, *args)
-            if frame.guard_check(*full, **kwargs):
+            try:
+                ok = frame.guard_check(*full, **kwargs)
+            except TypeError:    # arguments the forward does not take: its own error, below
+                ok = False
+            if ok:
                 return frame.fn(*full, **kwargs)
         return self.compiled(*args, **kwargs)
 

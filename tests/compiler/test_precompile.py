@@ -87,6 +87,10 @@ WORKER = textwrap.dedent('''
                     or "fullgraph_capture" in compilation_time_metrics
         with torch.no_grad():      # grad mode off: Dynamo's path too
             out["eval_equal"] = close(model(x, y)[1], ref(x, y)[1])
+        try:                       # a call the forward does not take: the forward's own error
+            model.body(x, y) if graph_break == "head" else model(x)
+        except TypeError as e:
+            out["bad_call"] = str(e)
     out["params_equal"] = all(close(a, b) for a, b in zip(model.parameters(), ref.parameters()))
     out["params"] = [p.detach().flatten().tolist() for p in model.parameters()]
     out["warnings"] = [str(w.message) for w in caught if "bessemer" in str(w.message)]
@@ -110,6 +114,7 @@ def run(tmp_path, cache, scale=1.0, graph_break="none", act=None) -> dict:
 
 def trains_as_eager(r: dict) -> None:
     assert r["grads_equal"] and r["params_equal"] and r["eval_equal"], r
+    assert "forward() " in r.get("bad_call", ""), r.get("bad_call")
     assert all(abs(a - b) <= 1e-5 * max(1.0, abs(b)) for a, b in zip(r["losses"], r["ref_losses"])), r
     # the last step's new batch size is compiled again, as Dynamo's path does in any process
     assert not [w for w in r["warnings"] if not w.startswith("bessemer: recompiling")], r["warnings"]
