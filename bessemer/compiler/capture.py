@@ -30,7 +30,7 @@ from ..config import TrainingCompilerConfig
 # BESSEMER_VERIFY=1 (the tests set it): check the IR's invariants after every pass,
 # and raise when generated code does not build instead of falling back.
 ENV_VERIFY = "BESSEMER_VERIFY"
-from . import graph_cache, partition, pooling, runtime, tangents
+from . import direct, graph_cache, partition, pooling, runtime, tangents
 from .codegen import backends
 from .codegen.build import BuildError
 from .pipeline import CompiledGraph, Pipeline
@@ -424,8 +424,9 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
 
     def backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
         fn, marked = compile_graph(gm, example_inputs, **kwargs)
-        # the backward takes None for the outputs a step does not differentiate (tangents.py)
-        return tangents.mark_outputs(fn) if marked else fn
+        # called directly where AOTAutograd's wrappers have nothing to do (direct.py); the
+        # backward takes None for the outputs a step does not differentiate (tangents.py)
+        return direct.DirectGraph(fn, marked)
 
     backend.bessemer = be  # type: ignore[attr-defined]
     backend.compile_graph = compile_graph  # type: ignore[attr-defined]  # precompile.py stores its result

@@ -50,7 +50,7 @@ import torch
 from torch._dynamo.aot_compile_types import SerializableCallable
 
 from ..fsutil import PRIVATE_FILE_MODE, atomic_write_bytes, private_dir
-from . import graph_cache
+from . import direct, graph_cache
 
 log = logging.getLogger("bessemer")
 
@@ -246,13 +246,13 @@ def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
 
 class StoredGraph(SerializableCallable):
     """The compiled graph a stored frame calls: AOTAutograd's bundled entry (bessemer's forward
-    and backward inside), and whether its outputs' autograd node takes missing tangents as None
-    (tangents.mark_outputs), which is a wrapper and so is stored as a flag."""
+    and backward inside), called through direct.DirectGraph, and whether its outputs' autograd
+    node takes missing tangents as None (tangents.py), which is a wrapper and so is stored as a
+    flag."""
 
     def __init__(self, compiled: Callable, marked: bool):
-        from . import tangents
         self.compiled, self.marked = compiled, marked
-        self._run = tangents.mark_outputs(compiled) if marked else compiled
+        self._run = direct.DirectGraph(compiled, marked)
 
     @classmethod
     def serialize_compile_artifacts(cls, fn: "StoredGraph") -> bytes:

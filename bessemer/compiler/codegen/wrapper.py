@@ -55,9 +55,12 @@ class WrapperWriter:
         base, st, off = lay
         if base is n:
             return self.var(n)
-        if tuple(base.shape) == tuple(n.shape) and tuple(st) == tuple(layout_of(base, self.sched.realized)[1]) \
-                and off == 0:
+        base_st = tuple(layout_of(base, self.sched.realized)[1])
+        if tuple(base.shape) == tuple(n.shape) and tuple(st) == base_st and off == 0:
             return self.var(base)
+        perm = _permutation(tuple(base.shape), base_st, tuple(n.shape), tuple(st)) if off == 0 else None
+        if perm is not None:   # the base's own dims reordered (a transpose): cheaper than as_strided
+            return f"{self.var(base)}.permute({perm!r})"
         return f"_as_strided({self.var(base)}, {tuple(n.shape)!r}, {tuple(st)!r}, {off})"
 
     def arg_expr(self, a: Any) -> str:
@@ -92,11 +95,20 @@ class WrapperWriter:
             self.emit(f"{sym} = " + {"size": f"{src}.size({d})", "stride": f"{src}.stride({d})",
                                      "offset": f"{src}.storage_offset()", "int": src}[kind])
         self.emit("args.clear()")
+        checked = []
         for n in inputs:
             if "constant" in n.attrs:
                 self.emit(f"{n.name} = {self.const(n.attrs['constant'])}")
-                continue
-            self.emit(f"{n.name} = {_layout_call(n.name, n)}")
+            else:
+                checked.append(n)
+        if checked:
+            # one comparison of every input's strides with the compiled ones; an input laid out
+            # otherwise (sizes of 1 aside) is copied into the compiled layout
+            got = ", ".join(f"{n.name}.stride()" for n in checked)
+            want = ", ".join(repr(tuple(n.stride)) for n in checked)
+            self.emit(f"if ({got},) != ({want},):")
+            for n in checked:
+                self.emit(f"{n.name} = {_layout_call(n.name, n)}", 2)
         # inputs planned over only if nobody else holds them: asked once, before any view of them
         for n in inputs:
             if n.name in self.conditional and (n in plan.inplace.values() or n in self.taken):
@@ -106,14 +118,15 @@ class WrapperWriter:
                 ks = self.kernels[s.name]
                 for m in s.stores:
                     if m in plan.inplace:     # written over an input that dies in this kernel
-                        d = plan.inplace[m].name
+                        src = plan.inplace[m]
+                        d = src.name
                         if d in self.conditional:
                             d = f"({d} if {d}_sole else torch.empty_like({d}))"
-                        self.emit(f"{m.name} = {d}.view({tuple(m.shape)!r})")
+                        self.emit(f"{m.name} = {_viewed(d, src, m)}")
                     elif m in plan.reuse:
                         old = plan.reuse[m]
                         if old in sched.realized and old.dtype == m.dtype and old.numel() == m.numel():
-                            self.emit(f"{m.name} = {old.name}.view({tuple(m.shape)!r}); del {old.name}")
+                            self.emit(f"{m.name} = {_viewed(old.name, old, m)}; del {old.name}")
                         else:                 # another dead storage of the same size class
                             src = old.name
                             if src in self.conditional:
@@ -178,10 +191,51 @@ class WrapperWriter:
                 item = f"{s.name}[{u.attrs['index']}]"
                 lines.append(f"{u.name} = {_layout_call(item, u)}")
             return "; ".join(lines)
+        if getattr(t, "overloadpacket", None) in _CONTIGUOUS_RESULT and _contiguous(s):
+            return f"{s.name} = {call}"
         return f"{s.name} = {_layout_call(call, s)}"
 
     def _getitems(self, s: Node):
         return [n for n in self.sched.graph.nodes if n.kind == "getitem" and n.args[0] is s]
+
+
+# ATen ops whose result is always a new contiguous tensor (their meta functions allocate it
+# with default strides): a result planned contiguous needs no layout check
+_CONTIGUOUS_RESULT = frozenset({torch.ops.aten.mm, torch.ops.aten.addmm, torch.ops.aten.bmm,
+                                torch.ops.aten.baddbmm})
+
+
+def _contiguous(n: Node) -> bool:
+    expect, acc = [], 1
+    for d in reversed(n.shape):
+        expect.append(acc)
+        acc *= d
+    return all(isinstance(x, int) for x in (*n.shape, *n.stride)) and all(
+        a == b or size == 1 for a, b, size in zip(n.stride, reversed(expect), n.shape))
+
+
+def _permutation(base_shape: tuple, base_stride: tuple, shape: tuple, stride: tuple):
+    """The dims order p with shape[i] == base_shape[p[i]] and stride[i] == base_stride[p[i]],
+    if there is one (a view that only reorders its base's dims); None otherwise."""
+    if len(shape) != len(base_shape) or not all(isinstance(x, int) for x in (*shape, *stride, *base_shape,
+                                                                               *base_stride)):
+        return None
+    free = list(range(len(base_shape)))
+    perm = []
+    for size, st in zip(shape, stride):
+        d = next((d for d in free if base_shape[d] == size and (base_stride[d] == st or size == 1)), None)
+        if d is None:
+            return None
+        free.remove(d)
+        perm.append(d)
+    return tuple(perm)
+
+
+def _viewed(name: str, src: Node, n: Node) -> str:
+    """`name` (src's memory) viewed with n's shape: the tensor itself where the shapes agree."""
+    if tuple(src.shape) == tuple(n.shape):
+        return name
+    return f"{name}.view({tuple(n.shape)!r})"
 
 
 def _layout_call(expr: str, n: Node) -> str:

@@ -1,0 +1,228 @@
+"""The direct call: a compiled training graph run without AOTAutograd's runtime wrappers.
+
+AOTAutograd returns each Dynamo graph wrapped for every case a graph can be in: inputs it
+mutates, outputs that alias inputs or each other, tensor subclasses, functionalized random
+state, effect tokens, symbolic sizes saved for the backward. Each call walks those layers
+(a runtime wrapper, an autograd.Function with a generated prologue and epilogue on both
+sides, a `torch._dynamo.disable` frame per layer); for a small model that costs as much
+as its arithmetic (a two-layer MLP: about 100 µs of a 260 µs step, eager's whole step
+125 µs).
+
+Most training graphs are in none of those cases, and AOTAutograd's own metadata for the
+graph says so. `DirectGraph` sends the first calls through AOTAutograd and reads the
+metadata of the autograd.Function it built (from the grad_fn of the outputs); once the
+backward is compiled too, and where the metadata shows that the wrappers have nothing to
+do, it calls the same compiled forward and backward through one small autograd.Function
+of its own (`CompiledFunction`, so its node has the name AOTAutograd's has in a profile).
+Everything else (a mutated buffer, an aliased output, a call under autocast, vmap or
+compiled autograd, a subclass) stays on AOTAutograd's path, call by call.
+
+It also does what `tangents.mark_outputs` asks of a graph: the backward takes tangents
+nobody passed as None.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Callable, Optional
+
+import torch
+
+log = logging.getLogger("bessemer")
+
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+ENV = "BESSEMER_DIRECT"   # "0": every call goes through AOTAutograd's wrappers
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1") != "0"
+
+
+def _boxed(fn: Callable) -> Callable:
+    """fn taking its arguments as one list (which it may clear), as AOTAutograd calls it."""
+    if getattr(fn, "_boxed_call", False):
+        return fn
+    return lambda args: fn(*args)
+
+
+class _Graph:
+    """What the direct call needs of one compiled graph, read from AOTAutograd's metadata."""
+
+    def __init__(self, cls: type, marked: bool):
+        m = cls.metadata
+        self.cls, self.meta, self.marked = cls, m, marked
+        self.fw = _boxed(cls.compiled_fw)
+        self.n_out = len(m.output_info)
+        self.saved = m.tensors_saved_for_backwards_with_vc_check_slice
+        self.non_diff = tuple(i for i, o in enumerate(m.output_info) if not o.requires_grad)
+        self.with_grads = tuple(i for i, o in enumerate(m.output_info) if o.requires_grad_for_backward)
+        self.deterministic = m.deterministic
+
+    @property
+    def bw(self) -> Callable:
+        # read at each backward: AOTAutograd may compile the backward again (a retained graph);
+        # the backward already runs with Dynamo off, so not through AOTAutograd's own disable
+        fn = self.cls.compiled_bw
+        if getattr(fn, "_torchdynamo_disable", False) and hasattr(fn, "__wrapped__"):
+            fn = fn.__wrapped__
+        return _boxed(fn)
+
+
+def _why_not(cls: type, args: tuple) -> Optional[str]:
+    """Why AOTAutograd's wrappers have work to do for this graph (None: they have none)."""
+    from torch._functorch._aot_autograd.schemas import OutputType, PlainTensorMeta
+    m = getattr(cls, "metadata", None)
+    if m is None or getattr(cls, "compiled_fw", None) is None:
+        return "not an AOTAutograd graph"
+    if getattr(cls, "maybe_subclass_metadata", None) is not None:
+        return "tensor subclasses"
+    if len(args) != len(m.input_info) or not all(type(a) in _PLAIN for a in args):
+        return "arguments that are not plain tensors, or deduplicated ones"
+    if any(i.mutates_data or i.mutates_metadata or i.mutates_storage_metadata
+           or i.mutation_inductor_storage_resize for i in m.input_info):
+        return "it mutates an input"
+    if any(o.output_type != OutputType.non_alias or not issubclass(o.raw_type, torch.Tensor)
+           for o in m.output_info):
+        return "an output aliases an input or another output"
+    if (m.num_intermediate_bases or m.tokens or m.num_backward_tokens or m.is_rng_op_functionalized
+            or m.num_outputs_rng_offset or m.num_graphsafe_rng_states or m.num_unsafe_view_outputs):
+        return "intermediate bases, effect tokens or functionalized random state"
+    if (m.num_symints_saved_for_bw or getattr(cls, "num_symints_saved_for_bw", 0)
+            or m.num_tensors_saved_with_no_vc_check or m.num_opaque_objects_saved_for_bw):
+        return "sizes or untracked values saved for the backward"
+    if m.dynamic_outputs or m.grad_enabled_mutation is not None:
+        return "dynamic outputs, or a change of grad mode"
+    n_grads = sum(1 for o in m.output_info if o.requires_grad_for_backward)
+    if len(m.subclass_tangent_meta) != n_grads or not all(
+            isinstance(t, PlainTensorMeta) for t in m.subclass_tangent_meta):
+        return "tangents that are not plain tensors"
+    return None
+
+
+def _usable() -> bool:
+    """Whether this call's global state is the one the direct call reproduces: grad mode on,
+    no autocast (AOTAutograd would switch it off inside), no functorch transform, no
+    compiled autograd (which traces AOTAutograd's own backward)."""
+    return (torch.is_grad_enabled() and not torch._C._is_any_autocast_enabled()
+            and torch._C._functorch.peek_interpreter_stack() is None
+            and not torch._dynamo.compiled_autograd.in_compiled_autograd_region
+            and torch._dynamo.compiled_autograd.compiled_autograd_enabled is False)
+
+
+class CompiledFunction(torch.autograd.Function):
+    """One compiled forward and backward (a `_Graph`), called directly."""
+
+    @staticmethod
+    def forward(ctx, g: _Graph, *args):
+        outs = g.fw(list(args))
+        if not isinstance(outs, list):
+            outs = list(outs) if isinstance(outs, tuple) else [outs]
+        # a saved view is saved detached: its base may be an output autograd rewrites
+        ctx.save_for_backward(*[t.detach() if t._is_view() else t for t in outs[g.saved]])
+        ctx.graph = g
+        returned = outs[:g.n_out]
+        if g.non_diff:
+            ctx.mark_non_differentiable(*[returned[i] for i in g.non_diff if isinstance(returned[i], torch.Tensor)])
+        ctx._materialize_non_diff_grads = False
+        if g.marked:
+            ctx.set_materialize_grads(False)
+        return tuple(returned)
+
+    @staticmethod
+    @torch._dynamo.disable
+    def backward(ctx, *grads):
+        g: _Graph = ctx.graph
+        torch._check(torch._C._functorch.peek_interpreter_stack() is None, lambda: (
+            "a compiled backward cannot run inside vmap/grad/vjp; wrap vmap inside the compiled "
+            "function, or leave the backward uncompiled"))
+        if not g.deterministic and torch.are_deterministic_algorithms_enabled():
+            raise RuntimeError("this compiled backward runs with torch.use_deterministic_algorithms(True), "
+                               "but its forward was compiled without it")
+        use_once = not torch._C._autograd._get_current_graph_task_keep_graph()
+        if (not use_once and g.meta.bw_donated_idxs and torch._functorch.config.donated_buffer):
+            raise RuntimeError(
+                "this backward was compiled to write over values saved for it, which needs "
+                "backward(create_graph=False, retain_graph=False) every time; or set "
+                "torch._functorch.config.donated_buffer=False")
+        saved = ctx.saved_tensors
+        args = [*saved, *[grads[i] for i in g.with_grads]]
+        del saved, grads
+        ctx.maybe_clear_saved_tensors()
+        bw = g.bw
+        if torch.is_grad_enabled():
+            # create_graph=True: the gradients get a node that refuses a second backward
+            return (None, *_OnceOnly.apply(bw, *args))
+        return (None, *bw(args))
+
+
+class _OnceOnly(torch.autograd.Function):
+    """A compiled backward run with create_graph=True: its results are connected to the
+    graph, and differentiating them again is an error, as under AOTAutograd."""
+
+    @staticmethod
+    def forward(ctx, bw, *args):
+        return tuple(bw(list(args)))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("a compiled backward cannot be differentiated again (double backward)")
+
+
+class DirectGraph:
+    """A compiled Dynamo graph (AOTAutograd's callable): the first calls through AOTAutograd,
+    then, where its metadata allows, the direct call (module docstring). `marked`: the
+    backward takes missing tangents as None (tangents.py)."""
+
+    def __init__(self, aot: Callable, marked: bool):
+        self.aot, self.marked = aot, marked
+        self.cls: Optional[type] = None    # AOTAutograd's autograd.Function, once seen
+        self.graph: Optional[_Graph] = None
+        self.settled = not enabled()       # the direct call is built, or never will be
+        self._where: Optional[int] = None  # the output whose node AOTAutograd's calls mark
+
+    @torch._dynamo.disable
+    def __call__(self, *args):
+        g = self.graph
+        if g is None and self.cls is not None and self.cls.compiled_bw is not None:
+            g = self._build()   # the first backward has compiled the backward
+        if g is not None and _usable():
+            return list(CompiledFunction.apply(g, *args))
+        outs = self.aot(*args)
+        if self.marked:
+            self._mark(outs)
+        if not self.settled:
+            self._learn(outs, args)
+        return outs
+
+    def _mark(self, outs) -> None:
+        """Missing tangents arrive as None at AOTAutograd's backward node (tangents.py)."""
+        for i in ((self._where,) if self._where is not None else range(len(outs))):
+            node = getattr(outs[i], "grad_fn", None)
+            if node is not None and type(node).__name__ == "CompiledFunctionBackward":
+                node.set_materialize_grads(False)
+                self._where = i
+                return
+
+    def _learn(self, outs, args: tuple) -> None:
+        if self.cls is None:
+            if not torch.is_grad_enabled():
+                return
+            nodes = [o.grad_fn for o in outs if isinstance(o, torch.Tensor) and o.grad_fn is not None]
+            cls = next((getattr(n, "_forward_cls", None) for n in nodes
+                        if type(n).__name__ == "CompiledFunctionBackward"), None)
+            if cls is None:
+                self.settled = True   # an inference graph, or one AOTAutograd did not wrap
+                return
+            why = _why_not(cls, args)
+            if why is not None:
+                log.debug("bessemer: graph called through AOTAutograd's wrappers (%s)", why)
+                self.settled = True
+                return
+            self.cls = cls
+        if self.cls.compiled_bw is not None:   # compiled with the forward (a graph cache entry)
+            self._build()
+
+    def _build(self) -> _Graph:
+        self.graph = _Graph(self.cls, self.marked)
+        self.settled = True
+        return self.graph

@@ -1,0 +1,201 @@
+"""The direct call (compiler/direct.py): once a graph's first forward and backward have gone
+through AOTAutograd, a graph whose metadata leaves AOTAutograd's runtime wrappers nothing to
+do is called through bessemer's own autograd.Function. It must train exactly as eager (values,
+gradients, parameters), behave as AOTAutograd does where the step asks for more (a retained
+graph, create_graph, no_grad), and leave every other graph on AOTAutograd's path."""
+import copy
+
+import pytest
+import torch
+
+import bessemer
+from bessemer.compiler import direct
+
+
+class MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(8, 32)
+        self.b = torch.nn.Linear(32, 3)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+class LossAndLogits(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(8, 32)
+        self.b = torch.nn.Linear(32, 64)
+
+    def forward(self, x, y):
+        logits = self.b(torch.tanh(self.a(x)))
+        return torch.nn.functional.cross_entropy(logits, y), logits
+
+
+class WithBatchNorm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(8, 16)
+        self.bn = torch.nn.BatchNorm1d(16)
+
+    def forward(self, x):
+        return self.bn(self.a(x)).relu().sum(1)
+
+
+def _compiled(model, tmp_path):
+    m = copy.deepcopy(model)
+    bessemer.compile(m, config=bessemer.TrainingCompilerConfig(cache_dir=str(tmp_path), fallback="error"))
+    return m
+
+
+def _counting(calls):
+    """direct.CompiledFunction.forward, noting each call of the direct path in `calls`."""
+    orig_call = direct.CompiledFunction.forward
+
+    def forward(ctx, g, *args):
+        calls.append("direct")
+        return orig_call(ctx, g, *args)
+    return forward
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(direct.CompiledFunction, "forward", staticmethod(_counting(calls)))
+    return calls
+
+
+def _batch(i):
+    g = torch.Generator().manual_seed(i)
+    return torch.randn(16, 8, generator=g), torch.randint(0, 3, (16,), generator=g)
+
+
+def _train(model, steps=6):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    losses, grads = [], []
+    for i in range(steps):
+        opt.zero_grad(set_to_none=True)
+        x, y = _batch(i)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        losses.append(loss.detach())
+        grads.append([p.grad.clone() for p in model.parameters()])
+        opt.step()
+    return losses, grads
+
+
+def test_trains_as_eager_through_the_direct_call(tmp_path, counted):
+    torch.manual_seed(0)
+    model = MLP()
+    m = _compiled(model, tmp_path)
+    got_l, got_g = _train(m)
+    want_l, want_g = _train(model)
+    # the first step goes through AOTAutograd (it compiles the backward); the others do not
+    assert len(counted) == 5, counted
+    for a, b in zip(got_l, want_l):
+        torch.testing.assert_close(a, b)
+    for ga, gb in zip(got_g, want_g):
+        for a, b in zip(ga, gb):
+            torch.testing.assert_close(a, b)
+    for a, b in zip(m.parameters(), model.parameters()):
+        torch.testing.assert_close(a, b)
+
+
+def test_outputs_nobody_differentiates_and_other_patterns(tmp_path, counted):
+    """A graph returning a loss and logits: the step differentiating the loss alone passes no
+    tangent for the logits (None, tangents.py), a step differentiating both passes both."""
+    torch.manual_seed(0)
+    model = LossAndLogits()
+    m = _compiled(model, tmp_path)
+    for i, kind in enumerate(["loss", "loss", "loss", "both", "loss", "logits"]):
+        x = torch.randn(16, 8, generator=torch.Generator().manual_seed(i))
+        y = torch.randint(0, 64, (16,), generator=torch.Generator().manual_seed(i))
+        grads = []
+        for mod in (m, model):
+            mod.zero_grad(set_to_none=True)
+            loss, logits = mod(x, y)
+            {"loss": loss, "both": loss + logits.square().mean(), "logits": logits.square().mean()}[kind].backward()
+            grads.append([p.grad.clone() for p in mod.parameters()])
+        for a, b in zip(*grads):
+            torch.testing.assert_close(a, b)
+    assert len(counted) == 5, counted
+
+
+@torch._functorch.config.patch(donated_buffer=False)
+def test_retained_graph_and_create_graph_as_eager(tmp_path, counted):
+    """With donation off (the backward overwrites none of its saved values), a retained graph
+    runs its backward twice and create_graph=True gives first-order gradients as eager; a second
+    differentiation of those is refused, as under AOTAutograd."""
+    torch.manual_seed(0)
+    model = MLP()
+    m = _compiled(model, tmp_path)
+    _train(m, steps=2)
+    _train(model, steps=2)
+    x, y = _batch(9)
+    results = []
+    for mod in (m, model):
+        mod.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.cross_entropy(mod(x), y)
+        loss.backward(retain_graph=True)
+        loss.backward()
+        results.append([p.grad.clone() for p in mod.parameters()])
+    for a, b in zip(*results):
+        torch.testing.assert_close(a, b)
+    loss = torch.nn.functional.cross_entropy(m(x), y)
+    gs = torch.autograd.grad(loss, list(m.parameters()), create_graph=True)
+    want = torch.autograd.grad(torch.nn.functional.cross_entropy(model(x), y), list(model.parameters()))
+    for a, b in zip(gs, want):
+        torch.testing.assert_close(a, b)
+    assert all(g.requires_grad for g in gs)
+    with pytest.raises(RuntimeError, match="double backward"):
+        sum(g.sum() for g in gs).backward()
+    assert len(counted) == 3, counted
+
+
+@pytest.mark.parametrize("direct_on", ["1", "0"])
+def test_retained_graph_refused_where_the_backward_donates(tmp_path, monkeypatch, direct_on):
+    """A backward that writes over its saved values (donated buffers) cannot run twice: both
+    paths refuse backward(retain_graph=True) with the same advice, and nothing is changed."""
+    monkeypatch.setenv(direct.ENV, direct_on)
+    torch.manual_seed(0)
+    m = _compiled(MLP(), tmp_path)
+    _train(m, steps=2)
+    x, y = _batch(9)
+    m.zero_grad(set_to_none=True)
+    loss = torch.nn.functional.cross_entropy(m(x), y)
+    with pytest.raises(RuntimeError, match="retain_graph=False"):
+        loss.backward(retain_graph=True)
+    assert all(p.grad is None for p in m.parameters())
+
+
+def test_no_grad_and_mutating_graphs_stay_with_aotautograd(tmp_path, counted):
+    torch.manual_seed(0)
+    model = WithBatchNorm()
+    m = _compiled(model, tmp_path)
+    for i in range(4):
+        x, _ = _batch(i)
+        for mod in (m, model):
+            mod.zero_grad(set_to_none=True)
+            mod(x).sum().backward()
+        for a, b in zip(m.parameters(), model.parameters()):
+            torch.testing.assert_close(a.grad, b.grad)
+    # BatchNorm updates its running statistics: an input mutation, AOTAutograd's to apply
+    torch.testing.assert_close(m.bn.running_mean, model.bn.running_mean)
+    torch.testing.assert_close(m.bn.running_var, model.bn.running_var)
+    assert counted == []
+    with torch.no_grad():
+        torch.testing.assert_close(m(_batch(7)[0]), model(_batch(7)[0]))
+    assert counted == []
+
+
+def test_switched_off_by_the_environment(tmp_path, counted, monkeypatch):
+    monkeypatch.setenv(direct.ENV, "0")
+    torch.manual_seed(0)
+    model = MLP()
+    m = _compiled(model, tmp_path)
+    got_l, _ = _train(m, steps=3)
+    want_l, _ = _train(model, steps=3)
+    for a, b in zip(got_l, want_l):
+        torch.testing.assert_close(a, b)
+    assert counted == []
