@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                    help=f"folder for results.json, results.md, chart.png (default {DEFAULT_OUT})")
     p.add_argument("--page", metavar="FILE", help="also render the tested-models page to FILE")
+    p.add_argument("--title", default="Tested models", help="the --page's title (default: Tested models)")
     p.add_argument("--readme", metavar="FILE",
                    help="also rewrite the summary block of FILE (between the markers "
                         f"{report.SUMMARY_START} and {report.SUMMARY_END})")
@@ -184,7 +185,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     else:
         report.speedups(results)
         print(report.table(results))
-    written = _write_outputs(results, args.out, args.page, args.readme)
+    written = _write_outputs(results, args.out, args.page, args.readme, args.title)
     print("\nwrote " + ", ".join(written))
     return 0
 
@@ -338,7 +339,8 @@ def _load_report(args) -> dict:
 
 
 # -- output -------------------------------------------------------------------------------------
-def _write_outputs(results: dict, out: str, page: Optional[str], readme: Optional[str]) -> list[str]:
+def _write_outputs(results: dict, out: str, page: Optional[str], readme: Optional[str],
+                   title: str = "Tested models") -> list[str]:
     """Write every file to a staging folder first, then move them into `out` together."""
     parent = os.path.dirname(os.path.abspath(out))
     os.makedirs(parent, exist_ok=True)
@@ -361,7 +363,7 @@ def _write_outputs(results: dict, out: str, page: Optional[str], readme: Optiona
         shutil.rmtree(staging, ignore_errors=True)
     if page:
         from .memory import keep_section  # the page's memory section (`bessemer bench memory`) stays
-        report.write_text(page, keep_section(page, report.markdown(results, title="Tested models")))
+        report.write_text(page, keep_section(page, report.markdown(results, title=title)))
         written.append(page)
     if readme:
         with open(readme) as f:

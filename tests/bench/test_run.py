@@ -68,6 +68,10 @@ def test_two_tiny_models_eager_and_bessemer(tmp_path, capsys):
     summary = readme.read_text()
     assert "old" not in summary and summary.endswith("rest\n")
     assert "Geometric-mean speed-up over eager" in summary and "(docs/tested-models.md)" in summary
+    small = tmp_path / "docs" / "small-models.md"
+    _run(["--report", str(out_dir / "results.json"), "--out", str(again), "--page", str(small),
+          "--title", "Small models"], capsys)
+    assert small.read_text().startswith("# Small models\n")
 
 
 def test_a_failing_worker_is_a_row_with_its_error_and_the_run_goes_on(tmp_path, capsys):
