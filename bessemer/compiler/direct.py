@@ -183,7 +183,7 @@ class DirectGraph:
     @torch._dynamo.disable
     def __call__(self, *args):
         g = self.graph
-        if g is None and self.cls is not None and self.cls.compiled_bw is not None:
+        if g is None and not self.settled and self.cls is not None and self.cls.compiled_bw is not None:
             g = self._build()   # the first backward has compiled the backward
         if g is not None and _usable():
             return list(CompiledFunction.apply(g, *args))
