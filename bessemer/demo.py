@@ -21,7 +21,7 @@ from .jobs import JobFailedError, PyTorch, TrainingJob
 from .jobs import report
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pytorch"
-HYPERPARAMETERS = {"epochs": 4, "batch_size": 64, "learning_rate": 0.05, "hidden": 256, "repeat": 8}
+HYPERPARAMETERS = {"epochs": 6, "batch_size": 64, "learning_rate": 0.05, "hidden": 256, "repeat": 32}
 LOSS = [{"Name": "loss", "Regex": r"loss=([0-9.]+)"}]
 METRICS = LOSS + [{"Name": "samples_per_s", "Regex": r"samples_per_s=([0-9.]+)"}]
 # Losses printed with 6 decimals: the runs train the same when they agree to the print.
