@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-full fuzz bench tested-models venv clean
+.PHONY: demo test test-full fuzz bench tested-models small-models venv clean
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(BIN)/pip || $(PY) -m venv --clear $(VENV)
@@ -37,6 +37,10 @@ bench: $(STAMP)
 
 tested-models: $(STAMP)
 	$(BIN)/bessemer bench all --scale small --steps 10 --warmup 2 --page docs/tested-models.md --readme README.md
+
+# the small-model row: the MLP at batch 8, where a step is a few ms and the per-call cost shows
+small-models: $(STAMP)
+	$(BIN)/bessemer bench mlp --scale small --batch 8 --steps 50 --warmup 5 --out bench-out/small --page docs/small-models.md --title "Small models"
 
 clean:
 	rm -rf $(VENV) build *.egg-info
