@@ -17,8 +17,8 @@ of its own (`CompiledFunction`, so its node has the name AOTAutograd's has in a 
 Everything else (a mutated buffer, an aliased output, a call under autocast, vmap or
 compiled autograd, a subclass) stays on AOTAutograd's path, call by call.
 
-It also does what `tangents.mark_outputs` asks of a graph: the backward takes tangents
-nobody passed as None.
+It also switches the filling of missing tangents off where `tangents.turns_off_filling` asks
+(on AOTAutograd's node or its own): the backward takes tangents nobody passed as None.
 """
 from __future__ import annotations
 
@@ -150,8 +150,11 @@ class CompiledFunction(torch.autograd.Function):
         ctx.maybe_clear_saved_tensors()
         bw = g.bw
         if torch.is_grad_enabled():
-            # create_graph=True: the gradients get a node that refuses a second backward
-            return (None, *_OnceOnly.apply(bw, *args))
+            # create_graph=True: the gradients get a node that refuses a second backward; a
+            # dummy input that requires grad gives them one when no argument does
+            dummy = () if any(t.requires_grad for t in args if isinstance(t, torch.Tensor)) \
+                else (torch.empty(0, requires_grad=True),)
+            return (None, *_OnceOnly.apply(bw, len(dummy), *dummy, *args))
         return (None, *bw(args))
 
 
@@ -160,8 +163,8 @@ class _OnceOnly(torch.autograd.Function):
     graph, and differentiating them again is an error, as under AOTAutograd."""
 
     @staticmethod
-    def forward(ctx, bw, *args):
-        return tuple(bw(list(args)))
+    def forward(ctx, bw, skip: int, *args):
+        return tuple(bw(list(args[skip:])))
 
     @staticmethod
     def backward(ctx, *grads):

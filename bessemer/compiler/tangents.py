@@ -8,7 +8,7 @@ that eager never allocates, live at the start of the backward, which is where th
 memory peaks, and then added to the logits' gradient.
 
 bessemer switches that filling off for the graph's autograd node (`ctx.set_materialize_grads
-(False)`, on each call of the forward: `mark_outputs`), so a missing tangent arrives as None.
+(False)`, on each call of the forward: direct.DirectGraph), so a missing tangent arrives as None.
 The backward is compiled for the pattern of missing tangents the step is expected to have
 (`predicted`: every tangent but the 0-dim ones when the graph returns a 0-dim loss): there
 each missing tangent is a constant zero tensor in the graph (`without`), so the pipeline
@@ -164,31 +164,3 @@ class AbsentTangents:
             args.clear()
             return fn(kept)
         return fn(args)
-
-
-def _compiled_node(t: Any):
-    g = getattr(t, "grad_fn", None)
-    return g if g is not None and type(g).__name__ == "CompiledFunctionBackward" else None
-
-
-def mark_outputs(fn: Callable) -> Callable:
-    """fn (a compiled Dynamo graph) with the filling of missing tangents switched off on the
-    autograd node of its outputs, at every call."""
-    where: list[int] = []
-
-    @torch._dynamo.disable
-    def run(*args):
-        outs = fn(*args)
-        if where:
-            node = _compiled_node(outs[where[0]])
-            if node is not None:
-                node.set_materialize_grads(False)
-                return outs
-        for i, o in enumerate(outs):
-            node = _compiled_node(o)
-            if node is not None:
-                node.set_materialize_grads(False)
-                where[:] = [i]
-                break
-        return outs
-    return run
