@@ -37,6 +37,10 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         padding.check_model(model, cfg.pad_to_multiple_of)   # before anything is changed
     from .compiler.capture import make_backend
 
+    if cfg.retain_host_memory:
+        from .compiler import hostmem
+        hostmem.retain()
+
     backend = make_backend(cfg)
     torch._dynamo.config.cache_size_limit = max(cfg.cache_size_limit, 1)
     if optimizer is not None and cfg.compile_optimizer:

@@ -78,6 +78,11 @@ class TrainingCompilerConfig:
                  later process with the same model and config skips AOTAutograd's
                  tracing, the partitioner and the pipeline (compiler/graph_cache.py;
                  BESSEMER_GRAPH_CACHE=0 also turns it off)
+    retain_host_memory  keep freed host (CPU) memory in the process for the next step
+                 instead of returning it to the operating system and faulting it back in
+                 page by page (glibc's malloc thresholds, compiler/hostmem.py); the
+                 process's resident memory stays at its high-water mark, as with a GPU
+                 caching allocator. Applies to the whole process, once set
     """
 
     enabled: bool = True
@@ -95,9 +100,11 @@ class TrainingCompilerConfig:
     dynamic: Optional[bool] = None
     graph_cache: bool = True
     pad_to_multiple_of: Optional[int] = None
+    retain_host_memory: bool = True
 
     def __post_init__(self):
-        for name in ("enabled", "debug", "compile_optimizer", "cuda_graphs", "graph_cache"):
+        for name in ("enabled", "debug", "compile_optimizer", "cuda_graphs", "graph_cache",
+                     "retain_host_memory"):
             v = getattr(self, name)
             if not isinstance(v, bool):
                 raise ValueError(f"TrainingCompilerConfig.{name} must be True or False, got {v!r}")

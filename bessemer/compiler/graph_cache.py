@@ -100,7 +100,8 @@ def salt(config) -> str:
     """What the key needs beyond the Dynamo graph, its inputs and torch's own state."""
     from .. import __version__
     fields = {k: v for k, v in config.to_dict().items()
-              if k not in ("enabled", "debug", "debug_dir", "cache_dir", "graph_cache", "cache_size_limit")}
+              if k not in ("enabled", "debug", "debug_dir", "cache_dir", "graph_cache", "cache_size_limit",
+                           "retain_host_memory")}
     env = {k: os.environ.get(k, "") for k in ("BESSEMER_VERIFY", "TRITON_INTERPRET")}
     parts = [FORMAT.decode().strip(), __version__, _compiler_source_hash(), repr(sorted(fields.items())),
              repr(sorted(env.items()))]
