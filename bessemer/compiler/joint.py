@@ -14,7 +14,10 @@ more: the forward keeps the logits (returned anyway) and two row statistics, and
 backward recomputes the log-softmax inside the kernel that writes the logits' gradient.
 
 `full_like(x, v)`, the zeros the gradient is scattered into, only reads x's metadata; it
-becomes `full(shape, v)`, so it does not make x live in the backward.
+becomes `full(shape, v)`, so it does not make x live in the backward. The same holds for the
+input a pooling backward is given (ATen reads its sizes and memory format, never its values):
+it becomes an uninitialized tensor of the same sizes and strides. Otherwise the backward
+recomputes (or the forward saves) a CNN's whole pre-pool activation only for its shape.
 """
 from __future__ import annotations
 
@@ -97,9 +100,34 @@ def _full_like_by_shape(g: fx.Graph) -> int:
     return changed
 
 
+# Pooling backwards whose second argument, the forward's input, is read for its sizes and
+# memory format only (ATen's CPU and CUDA kernels alike).
+_POOL_BACKWARDS = (aten.max_pool2d_with_indices_backward.default, aten.avg_pool2d_backward.default,
+                   aten._adaptive_avg_pool2d_backward.default)
+
+
+def _pool_input_by_shape(g: fx.Graph) -> int:
+    changed = 0
+    for n in list(g.nodes):
+        if n.op != "call_function" or n.target not in _POOL_BACKWARDS or len(n.args) < 2:
+            continue
+        x = n.args[1]
+        v = _val(x)
+        if not isinstance(x, fx.Node) or x.target is aten.empty_strided.default or not _static(v):
+            continue
+        kw = {"dtype": v.dtype, "layout": torch.strided, "device": v.device, "pin_memory": False}
+        with g.inserting_before(n):
+            e = g.call_function(aten.empty_strided.default, (list(v.shape), list(v.stride())), kw)
+        e.meta["val"] = v.new_empty_strided(v.shape, v.stride())
+        n.args = (n.args[0], e, *n.args[2:])
+        changed += 1
+    return changed
+
+
 def rewrite(gm: fx.GraphModule) -> int:
     """Applies the rewrites above to a joint graph in place; the number of nodes rewritten."""
-    changed = _gather_through_row_constants(gm.graph) + _full_like_by_shape(gm.graph)
+    changed = (_gather_through_row_constants(gm.graph) + _full_like_by_shape(gm.graph)
+               + _pool_input_by_shape(gm.graph))
     if changed:
         gm.graph.eliminate_dead_code()
         gm.recompile()

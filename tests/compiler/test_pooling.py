@@ -3,6 +3,7 @@ input gradients and trained weights are eager's, ties, NaN, -inf and padding inc
 what the decomposition does not cover stays ATen's op and still matches."""
 import copy
 import math
+import re
 
 import pytest
 import torch
@@ -93,3 +94,36 @@ def test_a_cnn_trains_as_eager():
             opt.step()
     for a, b in zip(ref.parameters(), model.parameters()):
         torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("pool", [torch.nn.MaxPool2d(2), torch.nn.MaxPool2d(3, stride=2, padding=1),
+                                  torch.nn.AvgPool2d(2), torch.nn.AdaptiveAvgPool2d(3)],
+                         ids=["max2", "max3s2", "avg2", "adaptive"])
+def test_a_pool_backward_reads_no_activation_for_its_shape(pool):
+    """ATen's pooling backwards read their input's sizes only: the backward gets an uninitialized
+    stand-in (joint.py) instead of recomputing BatchNorm + ReLU's output or having the forward
+    save it, and still trains as eager."""
+    torch.manual_seed(0)
+    ref = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                              pool, torch.nn.Flatten(), torch.nn.LazyLinear(5))
+    ref(torch.randn(2, 3, 12, 12))
+    model = _compiled(ref)
+    opts = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (ref, model)]
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(3):
+        x, y = torch.randn(4, 3, 12, 12, generator=gen, dtype=torch.float64), torch.randint(0, 5, (4,), generator=gen)
+        for m, opt in zip((ref, model), opts):
+            opt.zero_grad(set_to_none=True)
+            F.cross_entropy(m(x.float()), y).backward()
+            opt.step()
+    for a, b in zip(ref.parameters(), model.parameters()):
+        torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5)
+    for a, b in zip(ref.buffers(), model.buffers()):
+        torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5)
+    bw = [cg for cg in model.forward._bessemer_backend.compiled if cg.name.startswith("backward")][0]
+    text = bw.schedule_text
+    backward = [line for line in text.splitlines() if "pool2d" in line and "backward" in line]
+    if backward:   # ATen's pool backward: its input is the stand-in
+        assert len(backward) == 1 and "empty_strided" in text, text
+        stand_in = text.split("empty_strided")[0].rsplit("%", 1)[1].split(":")[0]
+        assert re.search(rf"%{stand_in}\b", backward[0].split("(", 1)[1]), text
