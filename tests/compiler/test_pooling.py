@@ -127,3 +127,38 @@ def test_a_pool_backward_reads_no_activation_for_its_shape(pool):
         assert len(backward) == 1 and "empty_strided" in text, text
         stand_in = text.split("empty_strided")[0].rsplit("%", 1)[1].split(":")[0]
         assert re.search(rf"%{stand_in}\b", backward[0].split("(", 1)[1]), text
+
+
+@pytest.mark.parametrize("size", [(8, 8), (11, 10)])
+def test_a_wide_2x2_pool_runs_channels_last_and_matches_eager(size):
+    """A 2x2 pool over 16 or more channels reads a channels-last copy of its input (ATen's
+    vectorized kernel; joint.py) and hands eager's layout on: values, indices (ties and NaN
+    included), input and weight gradients are eager's, and the outputs have eager's strides."""
+    torch.manual_seed(0)
+    ref = Pool(16, kernel_size=2)
+    model = _compiled(ref)
+    x = torch.randn(2, 16, *size)
+    x[0, 0, :4, :4] = 1.0                   # ties: the first position wins
+    x[0, 1, 2, 3] = math.nan                # NaN wins its window
+    with torch.no_grad():
+        ref.conv.weight.copy_(torch.eye(16).view(16, 16, 1, 1))
+        ref.conv.bias.zero_()
+    model.conv.load_state_dict(ref.conv.state_dict())
+    g = torch.randn_like(ref(x)[0])
+    outs = []
+    for m in (ref, model):
+        xi = x.clone().requires_grad_(True)
+        y, idx = m(xi)
+        torch.nan_to_num(y * g, nan=0.0).sum().backward()
+        outs.append((y, idx, xi.grad, m.conv.weight.grad))
+    (y0, i0, gx0, gw0), (y1, i1, gx1, gw1) = outs
+    torch.testing.assert_close(y1, y0, equal_nan=True)
+    assert torch.equal(i1, i0)
+    assert y1.stride() == y0.stride() and i1.stride() == i0.stride()
+    torch.testing.assert_close(gx1, gx0, equal_nan=True)
+    torch.testing.assert_close(gw1, gw0, equal_nan=True)
+    # the conv's output written as [N, H, W, C] by a kernel, the pool reading it through a view
+    fw = [cg for cg in model.forward._bessemer_backend.compiled if cg.name.startswith("forward")][0]
+    text = fw.schedule_text
+    assert f"[2, {size[0]}, {size[1]}, 16] pointwise" in text, text
+    assert re.search(r"extern aten.max_pool2d_with_indices.default\(%v\d+", text), text
