@@ -56,6 +56,7 @@ def max_pool2d_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ce
         # Windows that do not overlap (a CNN's 2x2/2 pool) stay ATen's: there the chain's
         # kernel measured slower than ATen's (the cnn row of `bessemer bench`), where for
         # overlapping windows (a ResNet stem's 3x3/2) it is about twice as fast (resnet50).
+        # Over many channels on a CPU that ATen call runs channels-last (joint.py).
         return NotImplemented
     with torch.fx.traceback.annotate({KEEP: "max_pool2d_with_indices"}):
         return _chain(x, H, W, OH, OW, kh, kw, sh, sw, ph, pw)
