@@ -119,7 +119,7 @@ template <typename T> static inline T sign_(T a) { return (T)((a > 0) - (a < 0))
     if _aten_vector_erf():
         lines.append(r'''// erf as ATen's vectorized CPU kernels compute it (Vectorized<float>::erf, what eager's
 // erf, GELU and GELU backward use): Abramowitz & Stegun 7.1.26, absolute error < 1.5e-7.
-// gcc vectorizes it inline, where libmvec's erff is a call about 2.5x slower.
+// gcc vectorizes it inline (a GELU over [1576, 1024] at 512 bits: 0.61 ms, libmvec's erff 0.82).
 static inline float erf_aten(float x) {
   float a = std::fabs(x);
   float t = 1.0f / fmaf(0.3275911f, a, 1.0f);
