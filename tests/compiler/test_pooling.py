@@ -39,6 +39,18 @@ def _compiled(model):
                             config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
 
 
+def _pool_both(ref, model, x):
+    """(values, indices, input grad, conv weight grad) of eager's module, then the compiled one."""
+    g = torch.randn_like(ref(x)[0])
+    outs = []
+    for m in (ref, model):
+        xi = x.clone().requires_grad_(True)
+        y, idx = m(xi)
+        torch.nan_to_num(y * g, nan=0.0).sum().backward()
+        outs.append((y, idx, xi.grad, m.conv.weight.grad))
+    return outs
+
+
 @pytest.mark.parametrize("pool,decomposed", CASES,
                          ids=[",".join(f"{k}={v}" for k, v in p.items()) for p, _ in CASES])
 def test_max_pool_matches_eager(pool, decomposed):
@@ -53,14 +65,7 @@ def test_max_pool_matches_eager(pool, decomposed):
         ref.conv.weight.copy_(torch.eye(3).view(3, 3, 1, 1))
         ref.conv.bias.zero_()
     model.conv.load_state_dict(ref.conv.state_dict())
-    g = torch.randn_like(ref(x)[0])
-    outs = []
-    for m in (ref, model):
-        xi = x.clone().requires_grad_(True)
-        y, idx = m(xi)
-        torch.nan_to_num(y * g, nan=0.0).sum().backward()
-        outs.append((y, idx, xi.grad, m.conv.weight.grad))
-    (y0, i0, gx0, gw0), (y1, i1, gx1, gw1) = outs
+    (y0, i0, gx0, gw0), (y1, i1, gx1, gw1) = _pool_both(ref, model, x)
     torch.testing.assert_close(y1, y0, equal_nan=True)
     assert torch.equal(i1, i0)
     torch.testing.assert_close(gx1, gx0, equal_nan=True)
@@ -144,14 +149,7 @@ def test_a_wide_2x2_pool_runs_channels_last_and_matches_eager(size):
         ref.conv.weight.copy_(torch.eye(16).view(16, 16, 1, 1))
         ref.conv.bias.zero_()
     model.conv.load_state_dict(ref.conv.state_dict())
-    g = torch.randn_like(ref(x)[0])
-    outs = []
-    for m in (ref, model):
-        xi = x.clone().requires_grad_(True)
-        y, idx = m(xi)
-        torch.nan_to_num(y * g, nan=0.0).sum().backward()
-        outs.append((y, idx, xi.grad, m.conv.weight.grad))
-    (y0, i0, gx0, gw0), (y1, i1, gx1, gw1) = outs
+    (y0, i0, gx0, gw0), (y1, i1, gx1, gw1) = _pool_both(ref, model, x)
     torch.testing.assert_close(y1, y0, equal_nan=True)
     assert torch.equal(i1, i0)
     assert y1.stride() == y0.stride() and i1.stride() == i0.stride()
