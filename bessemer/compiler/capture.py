@@ -10,6 +10,7 @@ is loaded instead: no AOTAutograd trace, no partition, no pipeline run.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import itertools
@@ -72,6 +73,41 @@ def _weight_norm_backward(grad_w, v, g, norms, dim):
 _KEEP = {"native_dropout", "native_dropout_backward", "mean", "var_mean", "embedding_dense_backward",
          "_scaled_dot_product_flash_attention_for_cpu", "scaled_dot_product_attention",
          "_scaled_dot_product_attention_math"}
+
+# Upsampling (F.interpolate, nn.Upsample) runs as ATen's kernels, forward and backward.
+# torch decomposes it into gathers and lerps, both through the table and through Python
+# kernels registered on the ops' Autograd and CompositeImplicitAutograd keys, which the
+# trace uses whatever the table says; the gathers' backward is an index_put with
+# accumulate, ATen's serial CPU path. A UNet with three bilinear 2x upsamples (the
+# `unet` zoo model, bilinear) spent 73 ms of a 240 ms step in those index_puts and ran
+# at 0.7x eager's speed; with ATen's kernels it is faster than eager.
+UPSAMPLE_OPS = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
+                "_upsample_nearest_exact1d", "_upsample_nearest_exact2d", "_upsample_nearest_exact3d",
+                "upsample_linear1d", "upsample_bilinear2d", "upsample_bicubic2d", "upsample_trilinear3d")
+_KEEP.update(UPSAMPLE_OPS)
+_TRACE_KEYS = (torch._C.DispatchKey.Autograd, torch._C.DispatchKey.CompositeImplicitAutograd)
+
+
+@contextlib.contextmanager
+def aten_upsampling():
+    """While AOTAutograd traces: the upsampling ops without torch's Python decompositions
+    (their meta kernels stay), so the trace records ATen's op and its backward op."""
+    removed = []
+    for name in UPSAMPLE_OPS:
+        packet = getattr(aten, name, None)
+        for overload in (packet.overloads() if packet is not None else ()):
+            op = getattr(packet, overload)
+            for key in _TRACE_KEYS:
+                fn = op.py_kernels.pop(key, None)
+                if fn is not None:
+                    removed.append((op, key, fn))
+            op._dispatch_cache.clear()
+    try:
+        yield
+    finally:
+        for op, key, fn in removed:
+            op.py_kernels[key] = fn
+            op._dispatch_cache.clear()
 
 
 @functools.cache
@@ -415,11 +451,12 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
         seen.append(shapes)
         cached = graph_cache.enabled(be.config)
         aot = aots.get(cached) or aots.setdefault(cached, be.aot(cached))
-        if cached:
-            with graph_cache.active(be):
+        with aten_upsampling():
+            if cached:
+                with graph_cache.active(be):
+                    fn = aot(gm, example_inputs, **kwargs)
+            else:
                 fn = aot(gm, example_inputs, **kwargs)
-        else:
-            fn = aot(gm, example_inputs, **kwargs)
         return fn, tangents.turns_off_filling(gm, example_inputs)
 
     def backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):

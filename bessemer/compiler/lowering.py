@@ -43,7 +43,14 @@ EXTERN_BY_DESIGN = {
     "argmin", "masked_fill", "nonzero", "repeat", "_unsafe_index", "_unsafe_index_put",
     "scatter_reduce", "index_add", "_local_scalar_dense", "select_scatter", "slice_scatter",
     "as_strided_scatter",
-    "as_strided", "diagonal", "upsample_nearest2d", "upsample_bilinear2d", "_to_copy",
+    "as_strided", "diagonal", "_to_copy",
+    # upsampling and its backward: ATen's kernels (capture.UPSAMPLE_OPS)
+    "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
+    "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
+    "upsample_bicubic2d", "upsample_trilinear3d", "upsample_nearest1d_backward", "upsample_nearest2d_backward",
+    "upsample_nearest3d_backward", "_upsample_nearest_exact1d_backward", "_upsample_nearest_exact2d_backward",
+    "_upsample_nearest_exact3d_backward", "upsample_linear1d_backward", "upsample_bilinear2d_backward",
+    "upsample_bicubic2d_backward", "upsample_trilinear3d_backward",
     "cumprod", "full", "empty_strided", "empty", "new_zeros", "new_empty", "clone", "with_effects",
 }
 _reported: set[str] = set()

@@ -1,6 +1,6 @@
-"""Plain PyTorch models: the MLP and the small CNN.
+"""Plain PyTorch models: the MLP, the small CNN and the UNet.
 
-Both compute their loss inside forward, as the transformers models do when given
+All compute their loss inside forward, as the transformers models do when given
 labels, so a compiler that compiles the module compiles the loss with it.
 """
 from __future__ import annotations
@@ -84,4 +84,61 @@ register(ModelSpec(
     make_inputs=_image_inputs,
     loss=lambda model, inputs: model(**inputs),
     min_image=lambda arch: 2 ** len(arch["channels"]),
+))
+
+
+def _double_conv(c_in: int, c_out: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(),
+                         nn.Conv2d(c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU())
+
+
+class UNet(nn.Module):
+    """A UNet for segmentation: an encoder of (Conv3x3 + BatchNorm + ReLU) x 2 stages joined by
+    MaxPool(2), a decoder that upsamples 2x (bilinear), concatenates the encoder's output of
+    the same size and applies the same double conv, a 1x1 conv to class scores and a per-pixel
+    cross-entropy."""
+
+    def __init__(self, channels: tuple[int, ...], num_classes: int):
+        super().__init__()
+        self.down = nn.ModuleList()
+        c_in = 3
+        for c in channels:
+            self.down.append(_double_conv(c_in, c))
+            c_in = c
+        self.up = nn.ModuleList(_double_conv(channels[i + 1] + channels[i], channels[i])
+                                for i in reversed(range(len(channels) - 1)))
+        self.head = nn.Conv2d(channels[0], num_classes, 1)
+
+    def forward(self, pixel_values: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        skips, h = [], pixel_values
+        for i, stage in enumerate(self.down):
+            h = stage(F.max_pool2d(h, 2) if i else h)
+            skips.append(h)
+        for stage, skip in zip(self.up, reversed(skips[:-1])):
+            h = F.interpolate(h, scale_factor=2, mode="bilinear")
+            h = stage(torch.cat([h, skip], dim=1))
+        return F.cross_entropy(self.head(h), labels)
+
+
+def _segmentation_inputs(arch, batch, seq, image, g):
+    return {"pixel_values": torch.randn(batch, 3, image, image, generator=g),
+            "labels": torch.randint(0, arch["num_classes"], (batch, image, image), generator=g)}
+
+
+register(ModelSpec(
+    name="unet",
+    kind=IMAGE,
+    summary="UNet: conv encoder, bilinear upsampling decoder with skip concatenation, per-pixel cross-entropy",
+    sizes={
+        "tiny": Size(arch={"channels": (4, 8, 16), "num_classes": 3}, batch=2, image=16),
+        "small": Size(arch={"channels": (16, 32, 64, 128), "num_classes": 4}, batch=8, image=64),
+        # the original UNet's widths
+        "full": Size(arch={"channels": (64, 128, 256, 512, 1024), "num_classes": 2}, batch=8, image=256),
+    },
+    make_model=lambda arch, seq, image: UNet(tuple(arch["channels"]), arch["num_classes"]),
+    make_inputs=_segmentation_inputs,
+    loss=lambda model, inputs: model(**inputs),
+    # every stage after the first halves the image, and the decoder doubles it back
+    min_image=lambda arch: 2 ** (len(arch["channels"]) - 1),
+    image_multiple=lambda arch: 2 ** (len(arch["channels"]) - 1),
 ))

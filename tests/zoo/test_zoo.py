@@ -18,7 +18,7 @@ PUBLISHED_M = {
 
 
 def test_the_zoo_has_every_tested_model():
-    assert set(ALL) == set(PUBLISHED_M) | {"mlp", "cnn"}
+    assert set(ALL) == set(PUBLISHED_M) | {"mlp", "cnn", "unet"}
 
 
 @pytest.mark.parametrize("name", ALL)
