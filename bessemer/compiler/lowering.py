@@ -51,7 +51,11 @@ EXTERN_BY_DESIGN = {
     "upsample_nearest3d_backward", "_upsample_nearest_exact1d_backward", "_upsample_nearest_exact2d_backward",
     "_upsample_nearest_exact3d_backward", "upsample_linear1d_backward", "upsample_bilinear2d_backward",
     "upsample_bicubic2d_backward", "upsample_trilinear3d_backward",
-    "cumprod", "full", "empty_strided", "empty", "new_zeros", "new_empty", "clone", "with_effects",
+    # the backward of padding by reflection or replication: ATen's kernels (capture._KEEP)
+    "reflection_pad1d_backward", "reflection_pad2d_backward", "reflection_pad3d_backward",
+    "replication_pad1d_backward", "replication_pad2d_backward", "replication_pad3d_backward",
+    "cumprod", "full", "empty_strided", "empty", "new_zeros", "new_empty", "new_empty_strided", "clone",
+    "with_effects",
 }
 _reported: set[str] = set()
 

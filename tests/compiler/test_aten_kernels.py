@@ -1,7 +1,8 @@
-"""Upsampling runs as ATen's kernels, forward and backward (capture.UPSAMPLE_OPS): torch's
-trace-time decomposition turns it into gathers whose backward is a serial index_put. Values,
-input gradients and trained weights match eager; the graphs hold ATen's upsample ops and no
-index_put; torch's own decompositions are back in place after the compile."""
+"""Ops whose decomposed backward would be an index_put with accumulate (ATen's serial CPU
+path) run as ATen's kernels: upsampling forward and backward (capture.UPSAMPLE_OPS: torch
+decomposes it while tracing), the backward of reflection padding. Values, input gradients
+and trained weights match eager; the graphs hold ATen's ops and no index_put; torch's own
+decompositions are back in place after the compile."""
 import copy
 
 import pytest
@@ -60,6 +61,29 @@ def test_upsampling_matches_eager_and_stays_atens(dims, interp):
         torch.testing.assert_close(got, want)
     ops = _graph_ops(model)
     assert "upsample" in ops and "index_put" not in ops and "_unsafe_index" not in ops
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_padded_convolutions_match_eager_and_run_atens_backward(mode):
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    ref = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1, padding_mode=mode), torch.nn.Tanh(),
+                              torch.nn.Conv2d(4, 2, 3, padding=(2, 1), padding_mode=mode))
+    model = bessemer.compile(copy.deepcopy(ref),
+                             config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
+    x = torch.randn(2, 3, 7, 6)
+    g = torch.randn_like(ref(x))
+    grads = []
+    for m in (ref, model):
+        xi = x.clone().requires_grad_(True)
+        (m(xi) * g).sum().backward()
+        grads.append((xi.grad, m[0].weight.grad, m[2].weight.grad, m[2].bias.grad))
+    for got, want in zip(grads[1], grads[0]):
+        torch.testing.assert_close(got, want)
+    ops = _graph_ops(model)
+    assert "index_put" not in ops
+    if mode != "circular":
+        assert f"{'reflection' if mode == 'reflect' else 'replication'}_pad2d_backward" in ops
 
 
 def test_a_unet_trains_as_eager():
