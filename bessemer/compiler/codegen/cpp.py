@@ -31,7 +31,9 @@ PARALLEL_MIN_WORK = 32768
 _STORAGE = {
     torch.float32: "float", torch.float64: "double", torch.bfloat16: "uint16_t", torch.float16: "_Float16",
     torch.int64: "int64_t", torch.int32: "int32_t", torch.int16: "int16_t", torch.int8: "int8_t",
-    torch.uint8: "uint8_t", torch.bool: "bool",
+    # bool buffers are read and written as bytes: gcc 12 vectorizes no loop that loads or stores
+    # C++ bool (a ReLU's backward mask over [8, 32, 64, 64]: 4.4 ms as bool, 0.13 ms as bytes)
+    torch.uint8: "uint8_t", torch.bool: "uint8_t",
 }
 _COMPUTE = {
     torch.float32: "float", torch.float64: "double", torch.bfloat16: "float", torch.float16: "float",
@@ -301,6 +303,8 @@ class KernelWriter(KernelBuilder):
             return f"bf16_load({ref})"
         if dt == torch.float16:
             return f"((float){ref})"
+        if dt == torch.bool:
+            return f"({ref} != 0)"
         return ref
 
     # -- expressions ---------------------------------------------------------------
