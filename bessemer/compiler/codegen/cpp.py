@@ -12,6 +12,7 @@ import functools
 import math
 import os
 import platform
+import re
 from typing import Optional
 
 import torch
@@ -26,6 +27,17 @@ from .kernel import CodegenError, KernelBuilder, KernelSource
 # Loops with fewer elements of work than this run on one thread: forking an OpenMP
 # team costs a few microseconds, about what 32K simple element updates take.
 PARALLEL_MIN_WORK = 32768
+
+# A pointwise kernel that reads a buffer transposed (contiguous along the second-to-last
+# loop, strided by at least TRANSPOSE_MIN_STRIDE elements along the last) and writes its
+# outputs contiguously along the last loop runs in tiles of TRANSPOSE_TILE (second-to-last,
+# last) elements: each tile is computed along the contiguous reads into a small buffer, then
+# written out along the contiguous stores. Without tiles the inner loop gathers across
+# rows: an NCHW -> NHWC copy with BatchNorm and ReLU over [64, 32, 32, 32] took 2.2 ms on
+# 2 threads, 0.8 ms in (16, 32) tiles (0.9 ms in (16, 16), 1.4 ms in (16, 8)); a plain copy
+# of that size 0.5 ms.
+TRANSPOSE_MIN_STRIDE = 16
+TRANSPOSE_TILE = (16, 32)
 
 
 _STORAGE = {
@@ -311,10 +323,13 @@ class KernelWriter(KernelBuilder):
     # -- stores ----------------------------------------------------------------------
     def store(self, n: Node, value: str, m_to_node: IndexMap) -> str:
         addr = self.address(n, contiguous_strides(n.shape), 0, m_to_node)
-        ref = f"{self.param(n)}[{addr}]"
+        return f"{self.param(n)}[{addr}] = {self.stored(n, value)};"
+
+    def stored(self, n: Node, value: str) -> str:
+        """`value` converted to n's storage type."""
         if n.dtype == torch.bfloat16:
-            return f"{ref} = bf16_store({value});"
-        return f"{ref} = ({storage_type(n.dtype)})({value});"
+            return f"bf16_store({value})"
+        return f"({storage_type(n.dtype)})({value})"
 
     # -- the kernel ----------------------------------------------------------------------
     def render(self) -> KernelSource:
@@ -329,12 +344,13 @@ class KernelWriter(KernelBuilder):
         if not k.red:
             lines: list[str] = []
             cache: dict = {}
+            stores = []
             for mbr in k.members:
                 v = self.expr(mbr, ident, lines, cache, top=True)
                 lines.append(self.store(mbr, v, ident))
+                stores.append((mbr, v, len(lines) - 1))
                 cache[(mbr, ident)] = v
-            loop_code = lines
-            return self._finish(outer_dims + inner_dims, [], loop_code, [], reduction=False)
+            return self._finish(outer_dims + inner_dims, [], lines, [], reduction=False, stores=stores)
 
         phases = self.phases()
         # Column mode when the innermost dim is kept (a bias gradient over [rows, C]):
@@ -584,7 +600,72 @@ class KernelWriter(KernelBuilder):
         return KernelSource(k.name, src, list(self.params), list(k.stores), None, self.kind(), self.bytes_moved(),
                             syms)
 
-    def _finish(self, outer_dims, inner_dims, flat_lines, row_code, reduction: bool) -> KernelSource:
+    def _transposes(self, og, loops_o, flat_lines, stores) -> bool:
+        """Whether a pointwise kernel's last two loops read transposed and write contiguously
+        (TRANSPOSE_TILE)."""
+        if len(loops_o) < 2 or self.k.aliased or not stores:
+            return False
+        (_, size_j), (_, size_l) = loops_o[-2], loops_o[-1]
+        if not (isinstance(size_j, int) and isinstance(size_l, int)) or \
+                size_j < TRANSPOSE_TILE[0] or size_l < TRANSPOSE_TILE[1] // 2:
+            return False
+        dj, dl = og[-2][-1], og[-1][-1]
+        store_lins = {int(t) for _, _, i in stores for t in re.findall(r"@A(\d+)@", _lhs(flat_lines[i]))}
+        transposed = False
+        for i, lin in enumerate(self.lins):
+            cj, cl = lin.coef[dj], lin.coef[dl]
+            if not (isinstance(cj, int) and isinstance(cl, int)):
+                return False
+            if i in store_lins:
+                if cl != 1:
+                    return False
+            elif cj == 1 and abs(cl) >= TRANSPOSE_MIN_STRIDE:
+                transposed = True
+        return transposed
+
+    def _tiled(self, loops_o, par: bool, cond: str, flat_lines, stores) -> list[str]:
+        """The loops of a transposing pointwise kernel, in tiles (TRANSPOSE_TILE): each tile's
+        values computed along the second-to-last loop into a buffer per output, then stored
+        along the last loop."""
+        tj, tl = TRANSPOSE_TILE
+        (vj, sj), (vl, sl) = loops_o[-2], loops_o[-1]
+        outer = loops_o[:-2]
+        ind = "  "
+        code: list[str] = []
+        depth = 1
+        if par:
+            code.append(ind + parallel_pragma(outer + [(f"{vj}b", -(-sj // tj))], False, self.cores, cond,
+                                              vector=False))
+        for v, size in outer:
+            code.append(f"{ind * depth}for (int64_t {v} = 0; {v} < {size}; {v}++) {{")
+            depth += 1
+        code.append(f"{ind * depth}for (int64_t {vj}b = 0; {vj}b < {sj}; {vj}b += {tj}) {{")
+        code.append(f"{ind * (depth + 1)}for (int64_t {vl}b = 0; {vl}b < {sl}; {vl}b += {tl}) {{")
+        d = depth + 2
+        code.append(f"{ind * d}const int64_t {vj}e = std::min<int64_t>({vj}b + {tj}, {sj}), "
+                    f"{vl}e = std::min<int64_t>({vl}b + {tl}, {sl});")
+        at = f"[{vl} - {vl}b][{vj} - {vj}b]"
+        body = list(flat_lines)
+        back = []
+        for t, (mbr, value, i) in enumerate(stores):
+            code.append(f"{ind * d}{storage_type(mbr.dtype)} tile{t}[{tl}][{tj}];")
+            body[i] = f"tile{t}{at} = {self.stored(mbr, value)};"
+            back.append(f"{_lhs(flat_lines[i])} = tile{t}{at};")
+        for (v1, lo1, hi1), (v2, lo2, hi2), lines in (((vl, f"{vl}b", f"{vl}e"), (vj, f"{vj}b", f"{vj}e"), body),
+                                                      ((vj, f"{vj}b", f"{vj}e"), (vl, f"{vl}b", f"{vl}e"), back)):
+            code.append(f"{ind * d}for (int64_t {v1} = {lo1}; {v1} < {hi1}; {v1}++) {{")
+            code.append(f"{ind * (d + 1)}#pragma omp simd")
+            code.append(f"{ind * (d + 1)}for (int64_t {v2} = {lo2}; {v2} < {hi2}; {v2}++) {{")
+            code.extend(ind * (d + 2) + ln for ln in lines)
+            code.append(f"{ind * (d + 1)}}}")
+            code.append(f"{ind * d}}}")
+        for _ in range(depth + 1):
+            d -= 1
+            code.append(ind * d + "}")
+        return code
+
+    def _finish(self, outer_dims, inner_dims, flat_lines, row_code, reduction: bool,
+                stores: Optional[list] = None) -> KernelSource:
         k = self.k
         og = self._merge(outer_dims)
         ig = self._merge(inner_dims)
@@ -628,7 +709,9 @@ class KernelWriter(KernelBuilder):
                 code.append(ind * depth + "}")
             return depth
 
-        if not reduction:
+        if not reduction and self._transposes(og, loops_o, flat_lines, stores):
+            code = self._tiled(loops_o, par, cond, flat_lines, stores)
+        elif not reduction:
             depth = open_loops(loops_o, par, 1, "")
             for ln in flat_lines:
                 code.append(ind * depth + ln)
@@ -648,6 +731,11 @@ class KernelWriter(KernelBuilder):
             close_loops(len(loops_o), depth)
 
         return self._wrap([subst(c) for c in code])
+
+
+def _lhs(store_line: str) -> str:
+    """The destination of a store statement `dst = value;`."""
+    return store_line.split(" = ", 1)[0]
 
 
 def _fold(r: Node, acc: str, v: str, at: str) -> str:
