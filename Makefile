@@ -38,9 +38,11 @@ bench: $(STAMP)
 tested-models: $(STAMP)
 	$(BIN)/bessemer bench all --scale small --steps 10 --warmup 2 --page docs/tested-models.md --readme README.md
 
-# the small-model row: the MLP at batch 8, where a step is a few ms and the per-call cost shows
+# the small-model row: the MLP at batch 8, where a step is a few ms and the per-call cost shows;
+# and the zoo's tiny MLP at batch 64, whose step is mostly the cost of calls (about 1-2 ms)
 small-models: $(STAMP)
 	$(BIN)/bessemer bench mlp --scale small --batch 8 --steps 50 --warmup 5 --out bench-out/small --page docs/small-models.md --title "Small models"
+	$(BIN)/bessemer bench mlp --scale tiny --batch 64 --steps 200 --warmup 20 --no-memory --out bench-out/per-call --page docs/per-call.md --title "A per-call-bound model"
 
 clean:
 	rm -rf $(VENV) build *.egg-info
