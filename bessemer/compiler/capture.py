@@ -34,6 +34,7 @@ ENV_VERIFY = "BESSEMER_VERIFY"
 from . import direct, graph_cache, partition, pooling, runtime, tangents
 from .codegen import backends
 from .codegen.build import BuildError
+from .lowering import PADDING_BACKWARDS, UPSAMPLE_OPS
 from .pipeline import CompiledGraph, Pipeline
 from .specialize import MAX_SHAPES, ShapeSpecialized, is_symbolic
 
@@ -74,22 +75,19 @@ _KEEP = {"native_dropout", "native_dropout_backward", "mean", "var_mean", "embed
          "_scaled_dot_product_flash_attention_for_cpu", "scaled_dot_product_attention",
          "_scaled_dot_product_attention_math"}
 
-# Upsampling (F.interpolate, nn.Upsample) runs as ATen's kernels, forward and backward.
-# torch decomposes it into gathers and lerps, both through the table and through Python
-# kernels registered on the ops' Autograd and CompositeImplicitAutograd keys, which the
-# trace uses whatever the table says; the gathers' backward is an index_put with
-# accumulate, ATen's serial CPU path. A UNet with three bilinear 2x upsamples (the
-# `unet` zoo model, bilinear) spent 73 ms of a 240 ms step in those index_puts and ran
-# at 0.7x eager's speed; with ATen's kernels it is faster than eager.
-UPSAMPLE_OPS = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
-                "_upsample_nearest_exact1d", "_upsample_nearest_exact2d", "_upsample_nearest_exact3d",
-                "upsample_linear1d", "upsample_bilinear2d", "upsample_bicubic2d", "upsample_trilinear3d")
+# Upsampling (F.interpolate, nn.Upsample) runs as ATen's kernels, forward and backward
+# (lowering.UPSAMPLE_OPS). torch decomposes it into gathers and lerps, both through the
+# table and through Python kernels registered on the ops' Autograd and
+# CompositeImplicitAutograd keys, which the trace uses whatever the table says; the
+# gathers' backward is an index_put with accumulate, ATen's serial CPU path. A UNet with
+# three bilinear 2x upsamples (the `unet` zoo model's small shape) spent 73 ms of a 224 ms
+# step in those index_puts, against eager's 160 ms; with ATen's kernels, 123 ms.
 _KEEP.update(UPSAMPLE_OPS)
 # Reflection padding's forward decomposes into a gather that fuses; its backward's
 # decomposition is again an index_put with accumulate: four Conv2d(padding_mode="reflect")
 # layers over [8, 32, 64, 64] took 340 ms a step that way, eager 98 ms. ATen's backward runs
 # instead (replication padding's backward has no decomposition: ATen's already).
-_KEEP.update({"reflection_pad1d_backward", "reflection_pad2d_backward", "reflection_pad3d_backward"})
+_KEEP.update(name for name in PADDING_BACKWARDS if name.startswith("reflection"))
 _TRACE_KEYS = (torch._C.DispatchKey.Autograd, torch._C.DispatchKey.CompositeImplicitAutograd)
 
 

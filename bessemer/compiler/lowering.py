@@ -26,6 +26,14 @@ aten = torch.ops.aten
 log = logging.getLogger("bessemer")
 
 
+# Upsampling, forward and backward, and the backward of padding by reflection or
+# replication run as ATen's kernels (capture.py keeps them out of the trace's
+# decompositions: theirs end in an index_put with accumulate, serial on a CPU).
+UPSAMPLE_OPS = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
+                "_upsample_nearest_exact1d", "_upsample_nearest_exact2d", "_upsample_nearest_exact3d",
+                "upsample_linear1d", "upsample_bilinear2d", "upsample_bicubic2d", "upsample_trilinear3d")
+PADDING_BACKWARDS = tuple(f"{kind}_pad{d}d_backward" for kind in ("reflection", "replication") for d in (1, 2, 3))
+
 # Ops that run in ATen on purpose.
 EXTERN_BY_DESIGN = {
     "mm", "bmm", "addmm", "baddbmm", "convolution", "convolution_backward", "embedding",
@@ -42,18 +50,8 @@ EXTERN_BY_DESIGN = {
     "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "copy_", "max", "min", "argmax",
     "argmin", "masked_fill", "nonzero", "repeat", "_unsafe_index", "_unsafe_index_put",
     "scatter_reduce", "index_add", "_local_scalar_dense", "select_scatter", "slice_scatter",
-    "as_strided_scatter",
-    "as_strided", "diagonal", "_to_copy",
-    # upsampling and its backward: ATen's kernels (capture.UPSAMPLE_OPS)
-    "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
-    "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
-    "upsample_bicubic2d", "upsample_trilinear3d", "upsample_nearest1d_backward", "upsample_nearest2d_backward",
-    "upsample_nearest3d_backward", "_upsample_nearest_exact1d_backward", "_upsample_nearest_exact2d_backward",
-    "_upsample_nearest_exact3d_backward", "upsample_linear1d_backward", "upsample_bilinear2d_backward",
-    "upsample_bicubic2d_backward", "upsample_trilinear3d_backward",
-    # the backward of padding by reflection or replication: ATen's kernels (capture._KEEP)
-    "reflection_pad1d_backward", "reflection_pad2d_backward", "reflection_pad3d_backward",
-    "replication_pad1d_backward", "replication_pad2d_backward", "replication_pad3d_backward",
+    "as_strided_scatter", "as_strided", "diagonal", "_to_copy",
+    *UPSAMPLE_OPS, *(f"{name}_backward" for name in UPSAMPLE_OPS), *PADDING_BACKWARDS,
     "cumprod", "full", "empty_strided", "empty", "new_zeros", "new_empty", "new_empty_strided", "clone",
     "with_effects",
 }

@@ -1,5 +1,5 @@
 """Ops whose decomposed backward would be an index_put with accumulate (ATen's serial CPU
-path) run as ATen's kernels: upsampling forward and backward (capture.UPSAMPLE_OPS: torch
+path) run as ATen's kernels: upsampling forward and backward (lowering.UPSAMPLE_OPS: torch
 decomposes it while tracing), the backward of reflection padding. Values, input gradients
 and trained weights match eager; the graphs hold ATen's ops and no index_put; torch's own
 decompositions are back in place after the compile."""
@@ -10,7 +10,8 @@ import torch
 import torch.nn.functional as F
 
 import bessemer
-from bessemer.compiler.capture import UPSAMPLE_OPS, aten_upsampling
+from bessemer.compiler.capture import aten_upsampling
+from bessemer.compiler.lowering import UPSAMPLE_OPS
 
 
 class Up(torch.nn.Module):

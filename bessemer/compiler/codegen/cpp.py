@@ -12,7 +12,6 @@ import functools
 import math
 import os
 import platform
-import re
 from typing import Optional
 
 import torch
@@ -348,7 +347,7 @@ class KernelWriter(KernelBuilder):
             for mbr in k.members:
                 v = self.expr(mbr, ident, lines, cache, top=True)
                 lines.append(self.store(mbr, v, ident))
-                stores.append((mbr, v, len(lines) - 1))
+                stores.append((mbr, v, len(lines) - 1, len(self.lins) - 1))   # its address: the last lin
                 cache[(mbr, ident)] = v
             return self._finish(outer_dims + inner_dims, [], lines, [], reduction=False, stores=stores)
 
@@ -600,7 +599,7 @@ class KernelWriter(KernelBuilder):
         return KernelSource(k.name, src, list(self.params), list(k.stores), None, self.kind(), self.bytes_moved(),
                             syms)
 
-    def _transposes(self, og, loops_o, flat_lines, stores) -> bool:
+    def _transposes(self, og, loops_o, stores) -> bool:
         """Whether a pointwise kernel's last two loops read transposed and write contiguously
         (TRANSPOSE_TILE)."""
         if len(loops_o) < 2 or self.k.aliased or not stores:
@@ -610,7 +609,7 @@ class KernelWriter(KernelBuilder):
                 size_j < TRANSPOSE_TILE[0] or size_l < TRANSPOSE_TILE[1] // 2:
             return False
         dj, dl = og[-2][-1], og[-1][-1]
-        store_lins = {int(t) for _, _, i in stores for t in re.findall(r"@A(\d+)@", _lhs(flat_lines[i]))}
+        store_lins = {lin for *_, lin in stores}
         transposed = False
         for i, lin in enumerate(self.lins):
             cj, cl = lin.coef[dj], lin.coef[dl]
@@ -647,10 +646,10 @@ class KernelWriter(KernelBuilder):
         at = f"[{vl} - {vl}b][{vj} - {vj}b]"
         body = list(flat_lines)
         back = []
-        for t, (mbr, value, i) in enumerate(stores):
+        for t, (mbr, value, i, lin) in enumerate(stores):
             code.append(f"{ind * d}{storage_type(mbr.dtype)} tile{t}[{tl}][{tj}];")
             body[i] = f"tile{t}{at} = {self.stored(mbr, value)};"
-            back.append(f"{_lhs(flat_lines[i])} = tile{t}{at};")
+            back.append(f"{self.param(mbr)}[@A{lin}@] = tile{t}{at};")
         for (v1, lo1, hi1), (v2, lo2, hi2), lines in (((vl, f"{vl}b", f"{vl}e"), (vj, f"{vj}b", f"{vj}e"), body),
                                                       ((vj, f"{vj}b", f"{vj}e"), (vl, f"{vl}b", f"{vl}e"), back)):
             code.append(f"{ind * d}for (int64_t {v1} = {lo1}; {v1} < {hi1}; {v1}++) {{")
@@ -709,7 +708,7 @@ class KernelWriter(KernelBuilder):
                 code.append(ind * depth + "}")
             return depth
 
-        if not reduction and self._transposes(og, loops_o, flat_lines, stores):
+        if not reduction and self._transposes(og, loops_o, stores):
             code = self._tiled(loops_o, par, cond, flat_lines, stores)
         elif not reduction:
             depth = open_loops(loops_o, par, 1, "")
@@ -731,11 +730,6 @@ class KernelWriter(KernelBuilder):
             close_loops(len(loops_o), depth)
 
         return self._wrap([subst(c) for c in code])
-
-
-def _lhs(store_line: str) -> str:
-    """The destination of a store statement `dst = value;`."""
-    return store_line.split(" = ", 1)[0]
 
 
 def _fold(r: Node, acc: str, v: str, at: str) -> str:
