@@ -81,6 +81,11 @@ INPUT_SAVE_SHARE = 0.9
 # saving it adds nothing to the forward's peak, where a value computed from it and saved in
 # its place coexists with it. Charged this share, so that of two equal choices it is kept.
 OUTPUT_SAVE_SHARE = 0.9
+# Saving a pointwise value the forward would otherwise keep inside a kernel (every forward
+# reader is one of our kernels) makes the forward write it once more: charged this share of
+# its bytes on top, so that a matmul's output (written anyway) is saved and the bias or
+# activation after it is recomputed in the backward's kernel rather than written for it.
+UNWRITTEN_SAVE_SHARE = 0.1
 # A reduction whose output is at least this many times smaller than its input is a
 # "large" reduction (a row statistic, a sum over the batch): its result is cheap to
 # save and costs a full pass to recompute, so the default plan saves it.
@@ -476,6 +481,7 @@ class _Network:
         self.boundaries = _checkpoint_boundaries(j.g)
         self.checkpointed = sum(1 for n in j.g.nodes if _checkpoint_policy(n) == "recompute")
         self.bw_needed = {o for o in j.bwd_outputs if isinstance(o, fx.Node)}
+        self.lowered = lowered
         self.returned = set()      # returned values, and the bases of returned views
         for o in j.fwd_outputs:
             while isinstance(o, fx.Node) and o not in self.returned:
@@ -500,7 +506,26 @@ class _Network:
             return math.inf
         if n in self.returned:
             return OUTPUT_SAVE_SHARE * _nbytes(n)
+        if self.kinds[n].kind == "pointwise" and not self._written_by_forward(n):
+            return (1.0 + UNWRITTEN_SAVE_SHARE) * _nbytes(n)
         return float(_nbytes(n))
+
+    def _written_by_forward(self, n: fx.Node) -> bool:
+        """Is n in memory in the forward whatever is saved: read there (through views) by an
+        ATen call, or returned?"""
+        stack, seen = list(n.users), set()
+        while stack:
+            u = stack.pop()
+            if u in seen or u not in self.j.forward:
+                continue
+            seen.add(u)
+            if u in self.returned:
+                return True
+            if u.target is operator.getitem or _is_view(u):
+                stack.extend(u.users)
+            elif u.target not in self.lowered and _op_name(u) not in _REDUCTIONS:
+                return True
+        return False
 
     def solve(self, scale: Optional[float]) -> _Cut:
         """scale None: the default plan (expensive kinds banned, cheap ones at their cost).

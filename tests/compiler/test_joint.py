@@ -79,3 +79,67 @@ def test_compiled_gathers_train_as_eager(case):
     want.backward()
     torch.testing.assert_close(got, want)
     torch.testing.assert_close(w.grad, w_ref.grad)
+
+
+def test_a_bias_moves_into_its_elementwise_uses_only():
+    """addmm whose uses are elementwise (through a view) becomes mm + bias; one read by a
+    matmul, or returned, keeps ATen's addmm."""
+    x, w1, b1, w2, b2 = torch.randn(6, 8), torch.randn(16, 8), torch.randn(16), torch.randn(4, 16), torch.randn(4)
+
+    def f(x, w1, b1, w2, b2):
+        h = torch.addmm(b1, x, w1.t()).view(2, 3, 16).relu().view(6, 16)   # elementwise: unfused
+        logits = torch.addmm(b2, h, w2.t())                                 # returned: kept
+        q = torch.addmm(b1, x, w1.t())                                      # read by a matmul: kept
+        return logits, q @ q.t()
+    gm = _gm(f, x, w1, b1, w2, b2)
+    assert joint.rewrite(gm) == 1
+    ops = _ops(gm)
+    assert ops.count(torch.ops.aten.addmm.default) == 2 and ops.count(torch.ops.aten.mm.default) == 2
+    for got, want in zip(gm(x, w1, b1, w2, b2), f(x, w1, b1, w2, b2)):
+        torch.testing.assert_close(got, want)
+    # beta, alpha, a 2-d bias or a reduced precision keep addmm
+    for g in (lambda x, w, b: torch.addmm(b, x, w.t(), beta=0.5).relu(),
+              lambda x, w, b: torch.addmm(b.expand(6, 16).contiguous(), x, w.t()).relu(),
+              lambda x, w, b: torch.addmm(b.bfloat16(), x.bfloat16(), w.t().bfloat16()).relu()):
+        gm = _gm(g, x, w1, b1)
+        assert joint.rewrite(gm) == 0
+
+
+@pytest.mark.parametrize("act", ["gelu", "residual_layernorm"])
+def test_linear_layers_with_their_bias_in_the_next_kernel_train_as_eager(act):
+    """A Linear followed by an activation, or by a residual add and a LayerNorm, multiplies with
+    mm and adds its bias in the next kernel (forward and backward): trains as eager."""
+    torch.manual_seed(0)
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up, self.down, self.norm = torch.nn.Linear(32, 64), torch.nn.Linear(64, 32), torch.nn.LayerNorm(32)
+
+        def forward(self, x):
+            h = self.up(x)
+            h = F.gelu(h) if act == "gelu" else h.relu()
+            return self.norm(x + self.down(h)) if act == "residual_layernorm" else self.down(h).sum(-1)
+
+    ref = Block()
+    model = bessemer.compile(__import__("copy").deepcopy(ref),
+                             config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
+    opts = [torch.optim.AdamW(m.parameters(), lr=1e-2) for m in (ref, model)]
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(3):
+        x = torch.randn(4, 10, 32, generator=gen)
+        target = torch.randn(ref(x).shape, generator=gen)
+        for m, opt in zip((ref, model), opts):
+            opt.zero_grad(set_to_none=True)
+            F.mse_loss(m(x), target).backward()
+            opt.step()
+        torch.testing.assert_close(model(x), ref(x), rtol=1e-4, atol=1e-5)
+    for (name, a), b in zip(ref.named_parameters(), model.parameters()):
+        torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5, msg=name)
+    fw = [cg for cg in model.forward._bessemer_backend.compiled if cg.name.startswith("forward")][0]
+    text = fw.schedule_text
+    # up's bias is added inside the kernel that applies the activation: no kernel writes the
+    # biased product alone, and the backward reads the saved product, not a copy with the bias
+    assert "aten.mm.default" in text and "[40, 64] pointwise" not in text, text
+    assert text.count("aten.addmm") == (1 if act == "gelu" else 0), text      # down(h).sum(): kept
+    assert "mm" in [s.op for s in fw.partition.saved], fw.partition
