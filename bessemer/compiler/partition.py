@@ -327,7 +327,7 @@ def _materialized(n: fx.Node, lowered: set) -> bool:
 
 def _lowered_ops() -> set:
     try:
-        from .lowering import LOWERINGS
+        from .lowerings import LOWERINGS
         return set(LOWERINGS)
     except Exception:  # noqa: BLE001 - without the table every op is an extern (the safe side)
         return set()

@@ -1,6 +1,6 @@
 """The pipeline: one ordered list of named passes, from an ATen graph to a callable.
 
-    lower        ATen FX graph -> IR (lowering.LOWERINGS; the rest become externs)
+    lower        ATen FX graph -> IR (lowerings.LOWERINGS; the rest become externs)
     dce          drop values nothing reads
     fold_views   a view of a view is one index map; identity views vanish
     simplify     constant folding and the algebraic rule table (x*1 -> x, ...)
@@ -106,7 +106,7 @@ class Pipeline:
 
     def run(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
             sizes=None) -> CompiledGraph:
-        """Compile `gm` for `example_inputs`. `sizes` (a lowering.SizeBinding): `gm` has
+        """Compile `gm` for `example_inputs`. `sizes` (a sizes.SizeBinding): `gm` has
         symbolic sizes and is compiled at the concrete ones it gives."""
         device = backends.graph_device(example_inputs)
         backend = backends.select(self.backend_kind, device)

@@ -63,14 +63,14 @@ def shape_key(args) -> tuple:
 
 
 def size_binding(gm: torch.fx.GraphModule, args: list, check_nodes: bool = True, strides: bool = True):
-    """The value of every size symbol of `gm` at the sizes of `args` (a lowering.SizeBinding),
+    """The value of every size symbol of `gm` at the sizes of `args` (a sizes.SizeBinding),
     read from the placeholders whose sizes are plain symbols and checked against every size
     and stride of every argument; None when the arguments do not pin them all down.
 
     `strides=False` leaves the arguments' strides out: an argument laid out otherwise than
     traced (a saved activation a compiled forward wrote in its own order) still binds; a
-    compile with symbolic sizes reads its actual layout (lowering.input_strides)."""
-    from .lowering import SizeBinding
+    compile with symbolic sizes reads its actual layout (sizes.input_strides)."""
+    from .sizes import SizeBinding
     values: dict = {}
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     if len(placeholders) != len(args):

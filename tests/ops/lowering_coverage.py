@@ -1,4 +1,4 @@
-"""Which entries of bessemer's lowering table (lowering.LOWERINGS) the op tests reach.
+"""Which entries of bessemer's lowering table (lowerings.LOWERINGS) the op tests reach.
 
 A test case (an op of op_table.py, or an OpInfo op of opinfo_harness.py, in one
 dtype) is traced the way a compile traces it -- Dynamo, then AOTAutograd with the
@@ -21,14 +21,14 @@ from typing import Iterator
 
 import torch
 
-from bessemer.compiler import capture, lowering
+from bessemer.compiler import capture, lowering, lowerings
 from bessemer.config import TrainingCompilerConfig
 
 
 @contextlib.contextmanager
 def record_lowerings(hits: set) -> Iterator[set]:
     """Within the block, every lowering that returns adds its op's name to `hits`."""
-    table = lowering.LOWERINGS
+    table = lowerings.LOWERINGS
     saved = dict(table)
 
     def wrap(name, fn):
@@ -149,7 +149,7 @@ def main(argv=None) -> int:
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
     hits = scan(all_cases(tuple(a.dtypes)), log)
-    wanted = {str(op) for op in lowering.LOWERINGS}
+    wanted = {str(op) for op in lowerings.LOWERINGS}
     chosen = greedy_witnesses(hits, wanted)
     covered = set().union(*chosen.values()) if chosen else set()
     print("WITNESSES = {")

@@ -1,4 +1,4 @@
-"""Every entry of the lowering table (lowering.LOWERINGS) is lowered by at least one
+"""Every entry of the lowering table (lowerings.LOWERINGS) is lowered by at least one
 case of the op tests: op_table.py (test_ops*.py) or the OpInfo run (test_opinfo.py).
 How cases are traced: lowering_coverage.py; the witness table: opinfo_tables.py."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ FULL = os.environ.get("BESSEMER_TEST_FULL") == "1"
 
 
 def test_witness_table_names_every_lowering():
-    from bessemer.compiler.lowering import LOWERINGS
+    from bessemer.compiler.lowerings import LOWERINGS
     wanted = {str(op) for op in LOWERINGS}
     claimed = set().union(*WITNESSES.values())
     missing = wanted - claimed - set(UNCOVERED)

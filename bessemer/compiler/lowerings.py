@@ -1,0 +1,603 @@
+"""The lowering table: how each ATen op becomes bessemer IR primitives.
+
+LOWERINGS maps an ATen overload to a function `(lowerer, fx_node, *args, **kwargs)` that
+builds IR nodes in `lowerer.g` from the lowered arguments (IR nodes or Python values), or
+raises views.Unsupported, in which case the op runs as an ATen call (lowering.py).
+"""
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+
+from . import symbolic as symbolic_mod
+from .ir import Graph, Node
+from .ops import returns_bool
+from .views import Unsupported, broadcast, contiguous_strides, permute, reshape, select, slice_
+
+aten = torch.ops.aten
+log = logging.getLogger("bessemer")
+
+
+def op_name(target) -> str:
+    if isinstance(target, torch._ops.OpOverload):
+        return target.overloadpacket.__name__
+    return getattr(target, "__name__", str(target))
+
+
+
+
+# ----------------------------------------------------------------------------------
+# helpers used by the lowerings
+# ----------------------------------------------------------------------------------
+def is_node(x) -> bool:
+    return isinstance(x, Node)
+
+
+def as_node(g: Graph, x: Any, shape: tuple, dtype: torch.dtype) -> Node:
+    if is_node(x):
+        return broadcast(g, g.cast(x, dtype), shape) if x.dtype != dtype else broadcast(g, x, shape)
+    return g.const(x, shape, dtype)
+
+
+def _shape_of(x) -> tuple:
+    return x.shape if is_node(x) else ()
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """numpy broadcasting of shapes (sizes may be symbolic: each size-1 test is a decision)."""
+    rank = max((len(s) for s in shapes), default=0)
+    out: list = [1] * rank
+    for s in shapes:
+        for i, n in enumerate(s):
+            j = rank - len(s) + i
+            if n == 1:
+                continue
+            if out[j] == 1:
+                out[j] = n
+            elif out[j] != n:
+                raise Unsupported(f"shapes {shapes} do not broadcast")
+    return tuple(out)
+
+
+def pointwise(g: Graph, op: str, args: Sequence[Any], out_dtype: torch.dtype,
+              compute: Optional[torch.dtype] = None) -> Node:
+    """An elementwise op with broadcasting; args are cast to the compute dtype."""
+    compute = compute or out_dtype
+    shape = broadcast_shapes(*[_shape_of(a) for a in args])
+    nodes = [as_node(g, a, shape, compute) for a in args]
+    result = torch.bool if returns_bool(op) else compute
+    return g.cast(g.pointwise(op, nodes, result), out_dtype)
+
+
+
+def promote(*args) -> torch.dtype:
+    """ATen's type promotion for tensor args (Python scalars only lift the category)."""
+    tensors = [a for a in args if is_node(a)]
+    dims = [a for a in tensors if a.shape]
+    zero_d = [a for a in tensors if not a.shape]
+    dt = None
+    for group in (dims, zero_d):
+        for a in group:
+            dt = a.dtype if dt is None else torch.promote_types(dt, a.dtype)
+        if dt is not None and group is dims and zero_d:
+            # 0-dim tensors only participate when they are a higher category
+            for a in zero_d:
+                if _category(a.dtype) > _category(dt):
+                    dt = torch.promote_types(dt, a.dtype) if a.dtype.is_floating_point else a.dtype
+            break
+    if dt is None:
+        dt = torch.get_default_dtype()
+    for a in args:
+        if not is_node(a):
+            if isinstance(a, bool):
+                continue
+            if isinstance(a, float) and not dt.is_floating_point:
+                dt = torch.get_default_dtype()
+            elif isinstance(a, int) and dt == torch.bool:
+                dt = torch.int64
+    return dt
+
+
+def _category(dt: torch.dtype) -> int:
+    if dt == torch.bool:
+        return 0
+    if dt.is_floating_point:
+        return 2
+    return 1
+
+
+def reduce(g: Graph, op: str, x: Node, dims, keepdim: bool, out_dtype: torch.dtype) -> Node:
+    rank = len(x.shape)
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        dims = list(range(rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    dims = [d % rank for d in dims] if rank else []
+    x = g.cast(x, out_dtype) if op != "any" else g.cast(x, torch.bool)
+    if not dims:  # reducing a 0-dim tensor is the identity
+        return g.cast(x, out_dtype)
+    return g.cast(g.reduce(op, x, dims, keepdim, x.dtype), out_dtype)
+
+
+# ----------------------------------------------------------------------------------
+# The table
+# ----------------------------------------------------------------------------------
+LOWERINGS: dict[Any, Callable] = {}
+
+
+def lowers(*ops):
+    def deco(fn):
+        for op in ops:
+            LOWERINGS[op] = fn
+        return fn
+    return deco
+
+
+def _unary(name: str, float_only: bool = True):
+    def fn(L, node, x):
+        out = L.dtype(node)
+        return pointwise(L.g, name, [x], out, out if (float_only or out == x.dtype) else x.dtype)
+    return fn
+
+
+for _name, _ops in {
+    "neg": [aten.neg.default], "abs": [aten.abs.default], "exp": [aten.exp.default],
+    "expm1": [aten.expm1.default], "log": [aten.log.default], "log1p": [aten.log1p.default],
+    "log2": [aten.log2.default], "sqrt": [aten.sqrt.default], "rsqrt": [aten.rsqrt.default],
+    "sin": [aten.sin.default], "cos": [aten.cos.default], "tanh": [aten.tanh.default],
+    "sigmoid": [aten.sigmoid.default], "erf": [aten.erf.default], "relu": [aten.relu.default],
+    "reciprocal": [aten.reciprocal.default], "floor": [aten.floor.default], "ceil": [aten.ceil.default],
+    "round": [aten.round.default], "trunc": [aten.trunc.default], "sign": [aten.sign.default],
+    "tan": [aten.tan.default], "atan": [aten.atan.default], "asin": [aten.asin.default],
+    "acos": [aten.acos.default], "sinh": [aten.sinh.default], "cosh": [aten.cosh.default],
+    "exp2": [aten.exp2.default], "log10": [aten.log10.default], "erfc": [aten.erfc.default],
+    "bitwise_not": [aten.bitwise_not.default],
+}.items():
+    lowers(*_ops)(_unary(_name))
+
+
+@lowers(aten.logical_not.default)
+def _logical_not(L, node, x):
+    return pointwise(L.g, "logical_not", [L.g.cast(x, torch.bool)], torch.bool, torch.bool)
+
+
+@lowers(aten.isnan.default, aten.isinf.default)
+def _isx(L, node, x):
+    return pointwise(L.g, op_name(node.target), [x], torch.bool, x.dtype)
+
+
+def _binary(name: str, compare: bool = False):
+    def fn(L, node, a, b, alpha=None, **kw):
+        out = L.dtype(node)
+        if alpha is not None and alpha != 1:
+            b = pointwise(L.g, "mul", [b, alpha], promote(b, alpha) if is_node(b) else out)
+        compute = promote(a, b) if compare else out
+        return pointwise(L.g, name, [a, b], out, compute)
+    return fn
+
+
+for _name, _ops in {
+    "add": [aten.add.Tensor, aten.add.Scalar], "sub": [aten.sub.Tensor, aten.sub.Scalar],
+    "mul": [aten.mul.Tensor, aten.mul.Scalar], "div": [aten.div.Tensor, aten.div.Scalar, aten.true_divide.Tensor],
+    "pow": [aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor, aten.pow.Scalar],
+    "maximum": [aten.maximum.default], "minimum": [aten.minimum.default],
+    "remainder": [aten.remainder.Tensor, aten.remainder.Scalar], "fmod": [aten.fmod.Tensor, aten.fmod.Scalar],
+    "atan2": [aten.atan2.default], "copysign": [aten.copysign.Tensor],
+    "bitwise_and": [aten.bitwise_and.Tensor, aten.bitwise_and.Scalar],
+    "bitwise_or": [aten.bitwise_or.Tensor, aten.bitwise_or.Scalar],
+    "bitwise_xor": [aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar],
+}.items():
+    lowers(*_ops)(_binary(_name))
+
+for _name, _ops in {
+    "eq": [aten.eq.Tensor, aten.eq.Scalar], "ne": [aten.ne.Tensor, aten.ne.Scalar],
+    "lt": [aten.lt.Tensor, aten.lt.Scalar], "le": [aten.le.Tensor, aten.le.Scalar],
+    "gt": [aten.gt.Tensor, aten.gt.Scalar], "ge": [aten.ge.Tensor, aten.ge.Scalar],
+}.items():
+    lowers(*_ops)(_binary(_name, compare=True))
+
+
+@lowers(aten.logical_and.default, aten.logical_or.default, aten.logical_xor.default)
+def _logical(L, node, a, b):
+    g = L.g
+    return pointwise(g, op_name(node.target), [g.cast(a, torch.bool) if is_node(a) else bool(a),
+                                               g.cast(b, torch.bool) if is_node(b) else bool(b)],
+                     torch.bool, torch.bool)
+
+
+@lowers(aten.div.Tensor_mode, aten.div.Scalar_mode)
+def _div_mode(L, node, a, b, rounding_mode=None):
+    out = L.dtype(node)
+    if rounding_mode is None:
+        return pointwise(L.g, "div", [a, b], out)
+    compute = promote(a, b)
+    if rounding_mode == "trunc" and compute in (torch.bfloat16, torch.float16):
+        # ATen rounds the quotient to the narrow type before truncating (7.0 from 6.986 in bf16)
+        q = pointwise(L.g, "div", [a, b], compute, torch.float32)
+        return pointwise(L.g, "trunc", [q], out, compute)
+    op = "floordiv" if rounding_mode == "floor" else "truncdiv"
+    return pointwise(L.g, op, [a, b], out, compute)
+
+
+@lowers(aten.rsub.Scalar, aten.rsub.Tensor)
+def _rsub(L, node, a, b, alpha=1):
+    out = L.dtype(node)
+    if alpha != 1:
+        a = pointwise(L.g, "mul", [a, alpha], out)
+    return pointwise(L.g, "sub", [b, a], out)
+
+
+@lowers(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
+def _where(L, node, c, a, b):
+    out = L.dtype(node)
+    g = L.g
+    shape = broadcast_shapes(_shape_of(c), _shape_of(a), _shape_of(b))
+    cn = as_node(g, c, shape, torch.bool)
+    return g.cast(g.pointwise("where", [cn, as_node(g, a, shape, out), as_node(g, b, shape, out)], out), out)
+
+
+@lowers(aten.scatter.value, aten.scatter.src)
+def _scatter(L, node, x, dim, index, value):
+    """One index per row (a loss gradient at the target class): a comparison with the
+    position along `dim`, fused like any pointwise op. Other scatters run in ATen."""
+    g, out = L.g, L.dtype(node)
+    rank = len(x.shape)
+    if not is_node(index) or len(index.shape) != rank or rank == 0:
+        raise Unsupported("scatter with a general index")
+    dim %= rank
+    if index.shape[dim] != 1 or any(index.shape[d] != x.shape[d] for d in range(rank) if d != dim):
+        raise Unsupported("scatter with several indices per row")
+    pos = g.iota(x.shape, torch.int64, dim)
+    hit = g.pointwise("eq", [pos, broadcast(g, g.cast(index, torch.int64), x.shape)], torch.bool)
+    if is_node(value):
+        if len(value.shape) != rank or any(value.shape[d] < index.shape[d] for d in range(rank)):
+            raise Unsupported("scatter source shape")
+        src = value
+        for d in range(rank):
+            src = slice_(g, src, d, 0, index.shape[d], 1)
+        v = broadcast(g, g.cast(src, out), x.shape)
+    else:
+        v = g.const(value, x.shape, out)
+    return g.pointwise("where", [hit, v, g.cast(x, out)], out)
+
+
+@lowers(aten.clamp.default, aten.clamp.Tensor)
+def _clamp(L, node, x, lo=None, hi=None):
+    out = L.dtype(node)
+    r = x
+    if lo is not None:
+        r = pointwise(L.g, "maximum", [r, lo], out)
+    if hi is not None:
+        r = pointwise(L.g, "minimum", [r, hi], out)
+    return L.g.cast(r, out)
+
+
+@lowers(aten.clamp_min.default, aten.clamp_min.Tensor)
+def _clamp_min(L, node, x, lo):
+    return pointwise(L.g, "maximum", [x, lo], L.dtype(node))
+
+
+@lowers(aten.clamp_max.default, aten.clamp_max.Tensor)
+def _clamp_max(L, node, x, hi):
+    return pointwise(L.g, "minimum", [x, hi], L.dtype(node))
+
+
+@lowers(aten.hardtanh.default)
+def _hardtanh(L, node, x, lo=-1.0, hi=1.0):
+    return _clamp(L, node, x, lo, hi)
+
+
+@lowers(aten.leaky_relu.default)
+def _leaky_relu(L, node, x, slope=0.01):
+    g, out = L.g, L.dtype(node)
+    return pointwise(g, "where", [pointwise(g, "gt", [x, 0], torch.bool, out), x,
+                                  pointwise(g, "mul", [x, slope], out)], out)
+
+
+@lowers(aten.threshold_backward.default)
+def _threshold_backward(L, node, grad, x, threshold):
+    g, out = L.g, L.dtype(node)
+    return pointwise(g, "where", [pointwise(g, "le", [x, threshold], torch.bool, x.dtype), 0.0, grad], out)
+
+
+@lowers(aten.sigmoid_backward.default)
+def _sigmoid_backward(L, node, grad, y):
+    g, out = L.g, L.dtype(node)
+    one_minus = pointwise(g, "sub", [1.0, y], out)
+    return pointwise(g, "mul", [grad, pointwise(g, "mul", [y, one_minus], out)], out)
+
+
+@lowers(aten.tanh_backward.default)
+def _tanh_backward(L, node, grad, y):
+    g, out = L.g, L.dtype(node)
+    return pointwise(g, "mul", [grad, pointwise(g, "sub", [1.0, pointwise(g, "mul", [y, y], out)], out)], out)
+
+
+@lowers(aten.fill.Scalar)
+def _fill(L, node, x, value):
+    return L.g.const(value, x.shape, L.dtype(node))
+
+
+@lowers(aten.full.default)
+def _full(L, node, size, value, **kw):
+    return L.g.const(value, tuple(size), L.dtype(node))
+
+
+@lowers(aten.full_like.default, aten.zeros_like.default, aten.ones_like.default, aten.empty_like.default)
+def _full_like(L, node, x, value=None, **kw):
+    name = op_name(node.target)
+    value = {"zeros_like": 0, "ones_like": 1, "empty_like": 0}.get(name, value)
+    return L.g.const(value, x.shape, L.dtype(node))
+
+
+@lowers(aten.zeros.default, aten.ones.default)
+def _zeros(L, node, size, **kw):
+    return L.g.const(0 if op_name(node.target) == "zeros" else 1, tuple(size), L.dtype(node))
+
+
+@lowers(aten.scalar_tensor.default)
+def _scalar_tensor(L, node, value, **kw):
+    return L.g.const(value, (), L.dtype(node))
+
+
+@lowers(aten.arange.start_step, aten.arange.default, aten.arange.start)
+def _arange(L, node, *args, **kw):
+    out = L.dtype(node)
+    n = L.shape(node)[0]
+    if op_name(node.target) == "arange" and len(args) == 1:
+        start, step = 0, 1
+    else:
+        start = args[0]
+        step = args[2] if len(args) > 2 else kw.get("step", 1)
+    return L.g.iota((n,), out, 0, start, step)
+
+
+@lowers(aten._to_copy.default)
+def _to_copy(L, node, x, dtype=None, **kw):
+    dev = kw.get("device")
+    if dev is not None and torch.device(dev) != L.device:
+        raise Unsupported("device transfer")
+    if kw.get("memory_format") not in (None, torch.preserve_format, torch.contiguous_format):
+        raise Unsupported("memory format")
+    return L.g.cast(x, L.dtype(node)) if x.dtype != L.dtype(node) else L.copy(x)
+
+
+@lowers(torch.ops.prims.convert_element_type.default)
+def _convert_element_type(L, node, x, dtype):
+    """A dtype conversion (graphs with symbolic sizes carry Python floats as 0-dim float64
+    tensors through it: math.sqrt(2 / pi) in a GELU)."""
+    return L.g.cast(x, L.dtype(node)) if x.dtype != L.dtype(node) else L.copy(x)
+
+
+@lowers(aten.clone.default)
+def _clone(L, node, x, memory_format=None):
+    if memory_format is torch.channels_last and len(x.shape) == 4:
+        # an [N, H, W, C] buffer, seen as [N, C, H, W] with channels-last strides
+        return permute(L.g, L.g.add(Node("pointwise", [permute(L.g, x, (0, 2, 3, 1))], (
+            x.shape[0], x.shape[2], x.shape[3], x.shape[1]), x.dtype, {"op": "cast", "keep": True})), (0, 3, 1, 2))
+    if memory_format not in (None, torch.preserve_format, torch.contiguous_format):
+        raise Unsupported("memory format")
+    return L.copy(x)
+
+
+@lowers(aten.alias.default, aten.lift_fresh_copy.default, aten.detach.default)
+def _alias(L, node, x):
+    return x
+
+
+@lowers(aten.copy.default)
+def _copy(L, node, dst, src, non_blocking=False):
+    return L.g.cast(broadcast(L.g, src, dst.shape), dst.dtype) if src.dtype != dst.dtype else \
+        L.copy(broadcast(L.g, src, dst.shape))
+
+
+@lowers(aten.as_strided_scatter.default)
+def _as_strided_scatter(L, node, x, src, size, stride, storage_offset=None):
+    """x with the elements its view as_strided(size, stride, offset) covers replaced
+    by src. Lowered when that view is all of x in order: the backward of a view op
+    (AOTAutograd writes the gradient into a zero buffer through as_strided) is this
+    case, and it is src reshaped. Any other layout runs in ATen, like its
+    siblings slice_scatter and select_scatter."""
+    base = L.meta(node.args[0])
+    size = tuple(size)
+    in_order = all(st == c for n, st, c in zip(size, stride, contiguous_strides(size)) if n != 1)
+    if not (in_order and (storage_offset or 0) == 0 and math.prod(size) == base.numel()
+            and base.is_contiguous() and base.storage_offset() == 0):
+        raise Unsupported("as_strided_scatter over part of its input, or out of order")
+    return L.copy(reshape(L.g, L.g.cast(src, x.dtype) if src.dtype != x.dtype else src, x.shape))
+
+
+@lowers(aten.slice_scatter.default)
+def _slice_scatter(L, node, x, src, dim=0, start=None, end=None, step=1):
+    """x with a slice of it replaced by src. Lowered when the slice is all of x (a backward
+    traced with symbolic sizes keeps this no-op, `end` = sys.maxsize: its result is src);
+    any other slice runs in ATen."""
+    dim %= len(x.shape)
+    if not ((start or 0) == 0 and step == 1 and (end is None or end >= x.shape[dim]) and src.shape == x.shape):
+        raise Unsupported("slice_scatter over part of its input")
+    return L.copy(L.g.cast(src, x.dtype) if src.dtype != x.dtype else src)
+
+
+# views --------------------------------------------------------------------------
+@lowers(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+def _view(L, node, x, size):
+    return reshape(L.g, x, size)
+
+
+@lowers(aten.permute.default)
+def _permute(L, node, x, dims):
+    return permute(L.g, x, dims)
+
+
+@lowers(aten.t.default)
+def _t(L, node, x):
+    return permute(L.g, x, [1, 0]) if len(x.shape) == 2 else x
+
+
+@lowers(aten.transpose.int)
+def _transpose(L, node, x, d0, d1):
+    rank = len(x.shape)
+    dims = list(range(rank))
+    dims[d0 % rank], dims[d1 % rank] = dims[d1 % rank], dims[d0 % rank]
+    return permute(L.g, x, dims)
+
+
+@lowers(aten.expand.default)
+def _expand(L, node, x, size, implicit=False):
+    size = list(size)
+    off = len(size) - len(x.shape)
+    size = [x.shape[i - off] if s == -1 else s for i, s in enumerate(size)]
+    return broadcast(L.g, x, tuple(size))
+
+
+@lowers(aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
+        torch.ops.prims.squeeze.default)
+def _squeeze(L, node, x, *dims):
+    return reshape(L.g, x, L.shape(node))
+
+
+@lowers(aten.slice.Tensor)
+def _slice(L, node, x, dim=0, start=None, end=None, step=1):
+    return slice_(L.g, x, dim, start, end, step)
+
+
+@lowers(aten.select.int)
+def _select(L, node, x, dim, index):
+    return select(L.g, x, dim, index)
+
+
+@lowers(aten.split.Tensor, aten.split_with_sizes.default)
+def _split(L, node, x, sizes, dim=0):
+    dim %= len(x.shape)
+    if isinstance(sizes, int):
+        n = x.shape[dim]
+        sizes = [min(sizes, n - i) for i in range(0, n, sizes)]
+    outs, start = [], 0
+    for s in sizes:
+        outs.append(slice_(L.g, x, dim, start, start + s, 1))
+        start += s
+    return tuple(outs)
+
+
+@lowers(aten.unbind.int)
+def _unbind(L, node, x, dim=0):
+    return tuple(select(L.g, x, dim, i) for i in range(x.shape[dim % len(x.shape)]))
+
+
+# reductions ---------------------------------------------------------------------
+@lowers(aten.sum.dim_IntList, aten.sum.default)
+def _sum(L, node, x, dims=None, keepdim=False, dtype=None):
+    return reduce(L.g, "sum", x, dims, keepdim, L.dtype(node))
+
+
+@lowers(aten.prod.dim_int, aten.prod.default)
+def _prod(L, node, x, dim=None, keepdim=False, dtype=None):
+    return reduce(L.g, "prod", x, dim, keepdim, L.dtype(node))
+
+
+@lowers(aten.mean.dim, aten.mean.default)
+def _mean(L, node, x, dims=None, keepdim=False, dtype=None):
+    out = L.dtype(node)
+    s = reduce(L.g, "sum", x, dims, keepdim, out)
+    n = max(x.numel() // max(s.numel(), 1), 1)
+    return pointwise(L.g, "div", [s, _as_float(n)], out)
+
+
+@lowers(aten.amax.default, aten.amin.default)
+def _amax(L, node, x, dims=(), keepdim=False):
+    return reduce(L.g, "max" if op_name(node.target) == "amax" else "min", x, dims, keepdim, L.dtype(node))
+
+
+@lowers(aten.any.dim, aten.any.dims, aten.any.default)
+def _any(L, node, x, dims=None, keepdim=False):
+    return reduce(L.g, "any", x, dims, keepdim, torch.bool)
+
+
+def _as_float(n):
+    """A count as a float scalar; a symbolic count stays a size (converted where it is used)."""
+    return n if isinstance(n, symbolic_mod.Dim) else float(n)
+
+
+def _var(L, x, dims, correction, keepdim, out):
+    g = L.g
+    rank = len(x.shape)
+    dims = list(range(rank)) if not dims else [d % rank for d in ([dims] if isinstance(dims, int) else dims)]
+    n = math.prod(x.shape[d] for d in dims)
+    xs = g.cast(x, out)
+    # The values are shifted by the first one of their row before summing: the
+    # mean of a constant row is then that value exactly, so layer norm of such a
+    # row is exactly 0 (eager's Welford pass also gives 0; sum/n is off in the
+    # last bit, which rsqrt(var + eps) amplifies 300-fold), and rows far from 0
+    # lose less to rounding. It costs one subtraction and one broadcast load per
+    # element.
+    shift = None
+    if n > 0 and dims:
+        shift = xs
+        for dim in dims:
+            shift = slice_(g, shift, dim, 0, 1, 1)
+        xs = pointwise(g, "sub", [xs, shift], out)
+    mean_k = pointwise(g, "div", [reduce(g, "sum", xs, dims, True, out), _as_float(n)], out)
+    d = pointwise(g, "sub", [xs, mean_k], out)
+    ss = reduce(g, "sum", pointwise(g, "mul", [d, d], out), dims, keepdim, out)
+    denom = max(n - (1 if correction is None else correction), 0)
+    var = pointwise(g, "div", [ss, _as_float(denom)], out)
+    if shift is not None:
+        mean_k = pointwise(g, "add", [mean_k, shift], out)
+    mean = mean_k if keepdim else reshape(g, mean_k, var.shape)
+    return var, mean
+
+
+@lowers(aten.var.correction)
+def _var_c(L, node, x, dims=None, correction=None, keepdim=False):
+    return _var(L, x, dims, correction, keepdim, L.dtype(node))[0]
+
+
+@lowers(aten.var_mean.correction)
+def _var_mean(L, node, x, dims=None, correction=None, keepdim=False):
+    return _var(L, x, dims, correction, keepdim, L.dtype(node))
+
+
+# dropout: the random draw stays in ATen (the same generator calls as eager, so the
+# same mask for the same seed); scaling and masking are pointwise and fuse. On a GPU
+# eager's dropout is one fused ATen kernel with its own use of the Philox stream, so
+# the whole op stays an ATen call there: the same mask, at the cost of the fusion.
+@lowers(aten.native_dropout.default)
+def _native_dropout(L, node, x, p, train):
+    g = L.g
+    if not train or p == 0:
+        return L.copy(x), g.const(True, x.shape, torch.bool)
+    if L.device.type != "cpu":
+        raise Unsupported("dropout on a GPU draws its mask inside ATen's fused kernel")
+    p1m = 1.0 - p
+    draw = g.extern(_bernoulli_like, [x, p1m], {}, x.shape, x.dtype, contiguous_strides(x.shape))
+    scale = 0.0 if p1m == 0 else 1.0 / p1m
+    out = pointwise(g, "mul", [pointwise(g, "mul", [x, draw], x.dtype), scale], x.dtype)
+    mask = pointwise(g, "ne", [draw, 0.0], torch.bool, x.dtype)
+    return out, mask
+
+
+def _bernoulli_like(x: torch.Tensor, p: float) -> torch.Tensor:
+    return torch.empty_like(x, memory_format=torch.contiguous_format).bernoulli_(p)
+
+
+@lowers(aten.native_dropout_backward.default)
+def _native_dropout_backward(L, node, grad, mask, scale):
+    out = L.dtype(node)
+    g = L.g
+    return pointwise(g, "mul", [pointwise(g, "mul", [grad, g.cast(mask, out)], out), scale], out)
+
+
+@lowers(aten.gelu.default)
+def _gelu(L, node, x, approximate="none"):
+    g, out = L.g, L.dtype(node)
+    if approximate == "tanh":
+        k = math.sqrt(2.0 / math.pi)
+        x3 = pointwise(g, "mul", [pointwise(g, "mul", [x, x], out), x], out)
+        inner = pointwise(g, "mul", [pointwise(g, "add", [x, pointwise(g, "mul", [x3, 0.044715], out)], out), k], out)
+        return pointwise(g, "mul", [pointwise(g, "mul", [x, 0.5], out),
+                                    pointwise(g, "add", [pointwise(g, "tanh", [inner], out), 1.0], out)], out)
+    cdf = pointwise(g, "mul", [pointwise(g, "add", [pointwise(g, "erf", [pointwise(g, "mul", [x, 0.7071067811865476], out)], out), 1.0], out), 0.5], out)
+    return pointwise(g, "mul", [x, cdf], out)
