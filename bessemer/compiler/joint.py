@@ -202,6 +202,13 @@ def _bias_uses(n: fx.Node) -> Optional[list[fx.Node]]:
     return users
 
 
+def _like(new: fx.Node, old: fx.Node, value) -> None:
+    """new stands for (part of) old: its metadata (a checkpoint region's recompute tag, the
+    stack trace) with its own value."""
+    new.meta = {**old.meta, "val": value}
+    new.meta.pop("tensor_meta", None)
+
+
 def _bias_into_consumers(g: fx.Graph) -> int:
     """addmm(bias, x, w) -> mm(x, w) + bias where every use is elementwise, so the add is fused
     into the kernels that read the product (the add goes below a view, in its reader's shape).
@@ -226,16 +233,16 @@ def _bias_into_consumers(g: fx.Graph) -> int:
             continue
         with g.inserting_before(n):
             mm = g.call_function(aten.mm.default, (x, w))
-        mm.meta["val"] = aten.mm.default(_val(x), _val(w))
+        _like(mm, n, aten.mm.default(_val(x), _val(w)))
         for u in users:
             base = mm
             if not _elementwise(u):         # a view: the same view of the product
                 with g.inserting_before(u):
                     base = g.call_function(u.target, (mm, *u.args[1:]), u.kwargs)
-                base.meta["val"] = u.target(mm.meta["val"], *u.args[1:], **u.kwargs)
+                _like(base, u, u.target(mm.meta["val"], *u.args[1:], **u.kwargs))
             with g.inserting_before(u):
                 add = g.call_function(aten.add.Tensor, (base, bias))
-            add.meta["val"] = aten.add.Tensor(base.meta["val"], b)
+            _like(add, n, aten.add.Tensor(base.meta["val"], b))
             if base is mm:
                 u.replace_input_with(n, add)
             else:

@@ -54,65 +54,18 @@ import math
 import operator
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence
 
 import torch
 import torch.fx as fx
 
 from .joint import rewrite as rewrite_joint
-from .pooling import KEEP
+from .partition_cost import (INPUT_SAVE_SHARE, MUTATED_SAVE_COST, NO_KIND, OUTPUT_SAVE_SHARE, REDUCTIONS,
+                             UNWRITTEN_SAVE_SHARE, BudgetT, classify, hint, is_sym, is_tensor, is_view,
+                             lowered_ops, nbytes, op_name, val)
 
 log = logging.getLogger("bessemer")
 aten = torch.ops.aten
-
-# -- the cost model (units: bytes of memory traffic) ----------------------------------
-# Recomputing a pointwise op in the backward fuses into the kernel that reads it
-# there when that reader is one of ours: almost free (FUSED_COST of its bytes, so
-# that among cuts saving equal bytes the one recomputing less wins). When a reader
-# is an ATen call (a matmul) the value is written to memory once more: a tenth of
-# its bytes, so recompute wins whenever it saves ten times what it rewrites.
-FUSED_COST = 0.02
-POINTWISE_COST = 0.1
-# An input is in memory already: saving it adds no buffer to the forward, where a
-# computed value saved in its place coexists with it. Inputs are charged this share
-# of their bytes, so that of two equal choices the input is kept.
-INPUT_SAVE_SHARE = 0.9
-# A value the forward returns is in memory at its end anyway (a language model's logits):
-# saving it adds nothing to the forward's peak, where a value computed from it and saved in
-# its place coexists with it. Charged this share, so that of two equal choices it is kept.
-OUTPUT_SAVE_SHARE = 0.9
-# Saving a pointwise value the forward would otherwise keep inside a kernel (every forward
-# reader is one of our kernels) makes the forward write it once more: charged this share of
-# its bytes on top, so that a matmul's output (written anyway) is saved and the bias or
-# activation after it is recomputed in the backward's kernel rather than written for it.
-UNWRITTEN_SAVE_SHARE = 0.1
-# A reduction whose output is at least this many times smaller than its input is a
-# "large" reduction (a row statistic, a sum over the batch): its result is cheap to
-# save and costs a full pass to recompute, so the default plan saves it.
-LARGE_REDUCTION_RATIO = 4
-# An input the forward mutates is saved only when nothing else can stand in for it (the
-# backward then sees the mutated tensor and autograd refuses it, as it would eagerly).
-MUTATED_SAVE_COST = 1e15
-# Matmul-class ops are charged FLOPs / FLOPS_PER_BYTE: the arithmetic intensity at
-# which a CPU core is as busy computing as moving bytes (GPUs are higher still, so
-# this undercharges them: only matters when the budget forces matmul recompute).
-FLOPS_PER_BYTE = 16
-
-_HEAVY = {"mm", "bmm", "addmm", "baddbmm", "convolution", "_convolution", "convolution_backward",
-          "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention",
-          "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
-          "_efficient_attention_forward", "_flash_attention_forward", "scaled_dot_product_attention",
-          "_scaled_dot_product_attention_math", "linear", "matmul"}
-_REDUCTIONS = {"sum", "mean", "amax", "amin", "prod", "any", "all", "var", "var_mean", "std", "std_mean",
-               "max", "min", "argmax", "argmin", "logsumexp", "norm", "linalg_vector_norm", "cumsum"}
-# views the generated code computes by index arithmetic (no copy): never saved
-# themselves (their base is), recomputing them is free
-_VIEW_LIKE = {"_unsafe_view", "view", "reshape", "expand", "squeeze", "unsqueeze", "permute", "t",
-              "transpose", "slice", "select", "alias", "split", "split_with_sizes", "unbind", "detach",
-              "unflatten", "flatten", "narrow", "view_as", "expand_as", "lift_fresh"}
-
-BudgetT = Union[float, int]
-
 
 # -- the report ---------------------------------------------------------------------------
 @dataclass
@@ -166,173 +119,6 @@ class PartitionReport:
         return "\n".join(lines) + "\n"
 
 
-# -- node classification ----------------------------------------------------------------
-def _op_name(n: fx.Node) -> str:
-    t = n.target
-    if isinstance(t, torch._ops.OpOverload):
-        return t.overloadpacket.__name__
-    return getattr(t, "__name__", str(t))
-
-
-def _val(n: Any):
-    return n.meta.get("val") if isinstance(n, fx.Node) else None
-
-
-def _is_sym(n: fx.Node) -> bool:
-    return isinstance(_val(n), (torch.SymInt, torch.SymFloat, torch.SymBool))
-
-
-def _hint(s) -> int:
-    if isinstance(s, int):
-        return s
-    try:
-        h = s.node.hint
-    except AttributeError:
-        h = None
-    return int(h) if h is not None else 1024
-
-
-def _nbytes(n: Any) -> int:
-    v = _val(n)
-    if isinstance(v, torch.Tensor):
-        return math.prod(_hint(s) for s in v.shape) * v.dtype.itemsize
-    if isinstance(v, (list, tuple)):
-        return sum(math.prod(_hint(s) for s in t.shape) * t.dtype.itemsize
-                   for t in v if isinstance(t, torch.Tensor))
-    return 0
-
-
-def _is_tensor(n: fx.Node) -> bool:
-    return isinstance(_val(n), torch.Tensor)
-
-
-def _is_random(n: fx.Node) -> bool:
-    t = n.target
-    if isinstance(t, torch._ops.OpOverload):
-        return torch.Tag.nondeterministic_seeded in t.tags
-    return _op_name(n) in ("rand", "randn", "bernoulli", "rand_like", "randn_like", "randint")
-
-
-def _is_impure(n: fx.Node) -> bool:
-    """Side effects: must run exactly once, in the graph AOTAutograd placed them in."""
-    t = n.target
-    if isinstance(t, torch._ops.OpOverload):
-        if t._schema.is_mutable or t.namespace in ("_c10d_functional", "c10d_functional"):
-            return True
-    if getattr(t, "__name__", "") == "with_effects":
-        return True
-    return n.op == "call_function" and n.is_impure() and not _is_random(n)
-
-
-def _is_view(n: fx.Node) -> bool:
-    if n.target is operator.getitem:
-        return False
-    t = n.target
-    if isinstance(t, torch._ops.OpOverload) and t.is_view:
-        return True
-    return _op_name(n) in _VIEW_LIKE
-
-
-def _flops(n: fx.Node) -> float:
-    name = _op_name(n)
-    shapes = [tuple(_hint(s) for s in _val(a).shape) if isinstance(_val(a), torch.Tensor) else None
-              for a in n.args]
-    out = _val(n)
-    out_numel = math.prod(_hint(s) for s in out.shape) if isinstance(out, torch.Tensor) else 0
-    try:
-        if name in ("mm", "matmul", "linear"):
-            (m, k), (_, nn) = shapes[0][-2:], shapes[1][-2:]
-            return 2.0 * m * k * nn * math.prod(shapes[0][:-2])
-        if name == "addmm":
-            (m, k), (_, nn) = shapes[1], shapes[2]
-            return 2.0 * m * k * nn
-        if name == "bmm":
-            b, m, k = shapes[0]
-            return 2.0 * b * m * k * shapes[1][2]
-        if name == "baddbmm":
-            b, m, k = shapes[1]
-            return 2.0 * b * m * k * shapes[2][2]
-        if "convolution" in name:
-            w = shapes[1]
-            return 2.0 * out_numel * math.prod(w[1:]) if w else 1e9
-        if "attention" in name:
-            q, k = shapes[0], shapes[1]
-            return 4.0 * math.prod(q) * k[-2]
-    except (TypeError, IndexError, ValueError):
-        pass
-    return 100.0 * max(out_numel, _nbytes(n))
-
-
-@dataclass
-class _Kind:
-    kind: str          # view, pointwise, row, reduction, heavy, extern, random, impure, input, other
-    cost: float        # bytes of memory traffic to recompute it
-    banned: bool       # the default plan never recomputes it
-    never: bool        # no plan recomputes it
-
-
-_NONE = _Kind("other", 0.0, False, False)
-
-
-def _classify(n: fx.Node, lowered: set) -> _Kind:
-    if n.op == "placeholder":
-        return _Kind("input", 0.0, True, True)
-    if n.op != "call_function":
-        return _Kind("other", 0.0, False, False)
-    if _is_random(n):
-        return _Kind("random", math.inf, True, True)
-    if _is_impure(n):
-        return _Kind("impure", math.inf, True, True)
-    if n.target is operator.getitem:
-        src = n.args[0]
-        if isinstance(src, fx.Node) and src.op == "call_function" and _is_view(src):
-            return _Kind("view", 0.0, False, False)        # a piece of split/unbind: a view
-        return _Kind("getitem", 0.0, False, False)         # one tensor of a tuple: priced on its producer
-    if _is_view(n):
-        return _Kind("view", 0.0, False, False)
-    name = _op_name(n)
-    out_b = _nbytes(n)
-    in_b = sum(_nbytes(a) for a in n.all_input_nodes)
-    if name in _HEAVY:
-        return _Kind("heavy", _flops(n) / FLOPS_PER_BYTE, True, False)
-    if name in _REDUCTIONS:
-        if out_b * LARGE_REDUCTION_RATIO <= in_b:
-            return _Kind("reduction", float(in_b), True, False)
-        return _Kind("row", POINTWISE_COST * in_b, False, False)
-    if n.meta.get("custom", {}).get(KEEP):
-        # a decomposed ATen call (pooling.py): computed where the call was, as the call
-        return _Kind("extern", float(in_b + out_b), True, False)
-    if n.target in lowered:
-        return _Kind("pointwise", out_b * (POINTWISE_COST if _materialized(n, lowered) else FUSED_COST),
-                     False, False)
-    # any other ATen call (gather, embedding, cat, pooling, ...): a memory-bound kernel of its own
-    return _Kind("extern", float(in_b + out_b), True, False)
-
-
-def _materialized(n: fx.Node, lowered: set) -> bool:
-    """Does recomputing n in the backward write it to memory: is one of its backward readers
-    (looking through views) an ATen call rather than one of our kernels?"""
-    stack, seen = list(n.users), set()
-    while stack:
-        u = stack.pop()
-        if u in seen or u.op != "call_function":
-            continue
-        seen.add(u)
-        if u.target is operator.getitem or _is_view(u):
-            stack.extend(u.users)
-        elif u.target not in lowered and _op_name(u) not in _REDUCTIONS:
-            return True
-    return False
-
-
-def _lowered_ops() -> set:
-    try:
-        from .lowerings import LOWERINGS
-        return set(LOWERINGS)
-    except Exception:  # noqa: BLE001 - without the table every op is an extern (the safe side)
-        return set()
-
-
 # -- the joint graph's parts -----------------------------------------------------------------
 def _is_tangent(n: fx.Node) -> bool:
     return n.op == "placeholder" and "tangents" in str(n.target)
@@ -351,7 +137,7 @@ def _is_backward_state(n: fx.Node) -> bool:
         from torch.fx.experimental._backward_state import BackwardState
     except ImportError:
         return False
-    return n.op == "placeholder" and isinstance(_val(n), BackwardState)
+    return n.op == "placeholder" and isinstance(val(n), BackwardState)
 
 
 def _is_primal(n: fx.Node) -> bool:
@@ -476,7 +262,7 @@ class _Network:
 
     def __init__(self, j: _Joint, static_inputs: set, lowered: set):
         self.j = j
-        self.kinds = {n: _classify(n, lowered) for n in j.g.nodes if n.op != "output"}
+        self.kinds = {n: classify(n, lowered) for n in j.g.nodes if n.op != "output"}
         self.static_inputs = static_inputs
         self.boundaries = _checkpoint_boundaries(j.g)
         self.checkpointed = sum(1 for n in j.g.nodes if _checkpoint_policy(n) == "recompute")
@@ -490,25 +276,25 @@ class _Network:
 
     def _of_never(self, n: fx.Node) -> bool:
         """A tensor of a tuple that must not be recomputed (dropout's output and mask): it is saved."""
-        return n.target is operator.getitem and self.kinds.get(n.args[0], _NONE).never
+        return n.target is operator.getitem and self.kinds.get(n.args[0], NO_KIND).never
 
     def save_cost(self, n: fx.Node) -> float:
         """Capacity of n_in -> n_out: what keeping n alive for the backward costs."""
-        if _is_sym(n):
+        if is_sym(n):
             return 1.0
-        if not _is_tensor(n):
+        if not is_tensor(n):
             return math.inf
         if n in self.j.mutated:
             return MUTATED_SAVE_COST
         if n.op == "placeholder":
-            return 0.0 if n in self.static_inputs else INPUT_SAVE_SHARE * _nbytes(n)
+            return 0.0 if n in self.static_inputs else INPUT_SAVE_SHARE * nbytes(n)
         if self.kinds[n].kind == "view":
             return math.inf
         if n in self.returned:
-            return OUTPUT_SAVE_SHARE * _nbytes(n)
+            return OUTPUT_SAVE_SHARE * nbytes(n)
         if self.kinds[n].kind == "pointwise" and not self._written_by_forward(n):
-            return (1.0 + UNWRITTEN_SAVE_SHARE) * _nbytes(n)
-        return float(_nbytes(n))
+            return (1.0 + UNWRITTEN_SAVE_SHARE) * nbytes(n)
+        return float(nbytes(n))
 
     def _written_by_forward(self, n: fx.Node) -> bool:
         """Is n in memory in the forward whatever is saved: read there (through views) by an
@@ -521,9 +307,9 @@ class _Network:
             seen.add(u)
             if u in self.returned:
                 return True
-            if u.target is operator.getitem or _is_view(u):
+            if u.target is operator.getitem or is_view(u):
                 stack.extend(u.users)
-            elif u.target not in self.lowered and _op_name(u) not in _REDUCTIONS:
+            elif u.target not in self.lowered and op_name(u) not in REDUCTIONS:
                 return True
         return False
 
@@ -587,7 +373,7 @@ class _Network:
 
 
 def _saved_bytes(saved: Sequence[fx.Node], static_inputs: set) -> int:
-    return sum(_nbytes(n) for n in saved if not _is_sym(n) and n not in static_inputs)
+    return sum(nbytes(n) for n in saved if not is_sym(n) and n not in static_inputs)
 
 
 class PartitionError(RuntimeError):
@@ -644,7 +430,7 @@ def _symbol_bindings(j: _Joint, saved: list, sym_saved: list) -> list:
             derived.append(n)
     table = find_symbol_binding_fx_nodes(j.g)
     for n in [*derived, *saved, *j.tangents]:
-        v = _val(n)
+        v = val(n)
         if v is None:
             continue
         for s in sorted(free_symbols(v) - bound, key=lambda s: s.name):
@@ -658,8 +444,8 @@ def _extract(gm: fx.GraphModule, j: _Joint, saved: list, sink_side: set) -> tupl
     """The forward and backward modules for a saved set (AOTAutograd's calling convention)."""
     from torch._functorch._aot_autograd.descriptors import (SavedForBackwardsAOTOutput,
                                                             SavedForBackwardsNoVcCheckAOTOutput)
-    tensors = [n for n in saved if not _is_sym(n)]
-    syms = [n for n in saved if _is_sym(n)]
+    tensors = [n for n in saved if not is_sym(n)]
+    syms = [n for n in saved if is_sym(n)]
 
     def bw_keep(n):
         return n in sink_side and not _must_be_forward(n)
@@ -672,7 +458,7 @@ def _extract(gm: fx.GraphModule, j: _Joint, saved: list, sink_side: set) -> tupl
     used = {p.name for p in bw.nodes if p.op == "placeholder" and p.users}
     tensors = [n for n in tensors if n.name in used]
     syms = [n for n in syms if n.name in used]
-    if any(_is_sym(n) or any(not isinstance(s, int) for s in getattr(_val(n), "shape", ()))
+    if any(is_sym(n) or any(not isinstance(s, int) for s in getattr(val(n), "shape", ()))
            for n in j.g.nodes if n.op == "placeholder"):
         syms = _symbol_bindings(j, tensors, syms)
     # tensors stashed without a version-counter check go last (AOTAutograd's convention)
@@ -747,7 +533,7 @@ def partition(joint: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
     rewrite_joint(joint)
     j = _analyze(joint, num_fwd_outputs)
     static = {p for i, p in enumerate(j.primals) if i in set(static_lifetime_input_indices or ())}
-    net = _Network(j, static, _lowered_ops())
+    net = _Network(j, static, lowered_ops())
     cut = net.solve(None)
     default_bytes = cut.saved_bytes
     target = None
@@ -771,15 +557,15 @@ def partition(joint: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
     ops: dict = {}
     by_name = {n.name: n for n in j.g.nodes}
     for r in recomputed:
-        k = _op_name(by_name[r]) if r in by_name else "?"
+        k = op_name(by_name[r]) if r in by_name else "?"
         ops[k] = ops.get(k, 0) + 1
     rep = PartitionReport(
         graph=name, budget=budget, default_bytes=default_bytes, target_bytes=target,
         saved_bytes=_saved_bytes(saved, static),
-        saved=[Saved(n.name, _op_name(n) if n.op == "call_function" else n.op,
-                     tuple(_hint(s) for s in getattr(_val(n), "shape", ())),
-                     str(getattr(_val(n), "dtype", type(_val(n)).__name__)).replace("torch.", ""),
-                     0 if (_is_sym(n) or n in static) else _nbytes(n)) for n in saved],
+        saved=[Saved(n.name, op_name(n) if n.op == "call_function" else n.op,
+                     tuple(hint(s) for s in getattr(val(n), "shape", ())),
+                     str(getattr(val(n), "dtype", type(val(n)).__name__)).replace("torch.", ""),
+                     0 if (is_sym(n) or n in static) else nbytes(n)) for n in saved],
         recomputed=recomputed, recomputed_ops=ops, scale=scale, least=least, cuts=cuts,
         checkpointed=net.checkpointed,
         backward_peak_bytes=estimated_peak(bw, {p.name for p in static}))
@@ -803,7 +589,7 @@ def estimated_peak(bw: fx.GraphModule, static_inputs: set = frozenset()) -> int:
     root: dict = {}
     last: dict = {}
     for i, n in enumerate(nodes):
-        if n.op == "call_function" and _is_view(n) and n.all_input_nodes:
+        if n.op == "call_function" and is_view(n) and n.all_input_nodes:
             root[n] = root.get(n.all_input_nodes[0], n.all_input_nodes[0])
         else:
             root[n] = n
@@ -815,12 +601,12 @@ def estimated_peak(bw: fx.GraphModule, static_inputs: set = frozenset()) -> int:
     for r, i in last.items():
         frees.setdefault(i, []).append(r)
     for i, n in enumerate(nodes):
-        if root[n] is n and _is_tensor(n) and not (n.op == "placeholder" and n.name in static_inputs):
-            live += _nbytes(n)
+        if root[n] is n and is_tensor(n) and not (n.op == "placeholder" and n.name in static_inputs):
+            live += nbytes(n)
             peak = max(peak, live)
         for r in frees.get(i, ()):
-            if _is_tensor(r) and not (r.op == "placeholder" and r.name in static_inputs):
-                live -= _nbytes(r)
+            if is_tensor(r) and not (r.op == "placeholder" and r.name in static_inputs):
+                live -= nbytes(r)
     return peak
 
 
