@@ -239,7 +239,8 @@ def _bias_into_consumers(g: fx.Graph) -> int:
             if not _elementwise(u):         # a view: the same view of the product
                 with g.inserting_before(u):
                     base = g.call_function(u.target, (mm, *u.args[1:]), u.kwargs)
-                _like(base, u, u.target(mm.meta["val"], *u.args[1:], **u.kwargs))
+                size = fx.node.map_arg(u.args[1:], lambda a: a.meta["val"])   # sizes may be symbols
+                _like(base, u, u.target(mm.meta["val"], *size, **u.kwargs))
             with g.inserting_before(u):
                 add = g.call_function(aten.add.Tensor, (base, bias))
             _like(add, n, aten.add.Tensor(base.meta["val"], b))
