@@ -19,7 +19,7 @@ graph:
 * the primal inputs hang off the source; every node of the backward proper (it
   depends on a gradient) hangs off the sink;
 * the cost of recomputing a forward value is an edge source -> v_in: cut (paid)
-  when v lands on the backward side. `COSTS` below says what each kind of op
+  when v lands on the backward side. partition_cost.py says what each kind of op
   costs in our generated code, in bytes of memory traffic.
 
 A minimum cut minimizes (bytes saved) + (recompute cost); the values whose
@@ -65,7 +65,6 @@ from .partition_cost import (INPUT_SAVE_SHARE, MUTATED_SAVE_COST, NO_KIND, OUTPU
                              lowered_ops, nbytes, op_name, val)
 
 log = logging.getLogger("bessemer")
-aten = torch.ops.aten
 
 # -- the report ---------------------------------------------------------------------------
 @dataclass

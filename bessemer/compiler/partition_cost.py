@@ -13,8 +13,6 @@ import torch.fx as fx
 
 from .pooling import KEEP
 
-aten = torch.ops.aten
-
 # -- the cost model (units: bytes of memory traffic) ----------------------------------
 # Recomputing a pointwise op in the backward fuses into the kernel that reads it
 # there when that reader is one of ours: almost free (FUSED_COST of its bytes, so
