@@ -66,6 +66,7 @@ from .partition_cost import (INPUT_SAVE_SHARE, MUTATED_SAVE_COST, NO_KIND, OUTPU
 
 log = logging.getLogger("bessemer")
 
+
 # -- the report ---------------------------------------------------------------------------
 @dataclass
 class Saved:
