@@ -222,7 +222,7 @@ def _bias_into_consumers(g: fx.Graph) -> int:
         if n.op != "call_function" or n.target is not aten.addmm.default:
             continue
         bias, x, w = n.args[:3]
-        v, b = _val(n), _val(bias) if isinstance(bias, fx.Node) else None
+        v, b = _val(n), _val(bias)
         if (len(n.args) > 3 or n.kwargs.get("beta", 1) != 1 or n.kwargs.get("alpha", 1) != 1
                 or not isinstance(v, torch.Tensor) or v.device.type != "cpu"
                 or v.dtype not in (torch.float32, torch.float64)

@@ -60,9 +60,9 @@ import torch
 import torch.fx as fx
 
 from .joint import rewrite as rewrite_joint
-from .partition_cost import (INPUT_SAVE_SHARE, MUTATED_SAVE_COST, NO_KIND, OUTPUT_SAVE_SHARE, REDUCTIONS,
+from .partition_cost import (INPUT_SAVE_SHARE, MUTATED_SAVE_COST, NO_KIND, OUTPUT_SAVE_SHARE,
                              UNWRITTEN_SAVE_SHARE, BudgetT, classify, hint, is_sym, is_tensor, is_view,
-                             lowered_ops, nbytes, op_name, val)
+                             lowered_ops, materialized, nbytes, op_name, val)
 
 log = logging.getLogger("bessemer")
 
@@ -292,26 +292,9 @@ class _Network:
             return math.inf
         if n in self.returned:
             return OUTPUT_SAVE_SHARE * nbytes(n)
-        if self.kinds[n].kind == "pointwise" and not self._written_by_forward(n):
+        if self.kinds[n].kind == "pointwise" and not materialized(n, self.lowered, among=self.j.forward):
             return (1.0 + UNWRITTEN_SAVE_SHARE) * nbytes(n)
         return float(nbytes(n))
-
-    def _written_by_forward(self, n: fx.Node) -> bool:
-        """Is n in memory in the forward whatever is saved: read there (through views) by an
-        ATen call, or returned?"""
-        stack, seen = list(n.users), set()
-        while stack:
-            u = stack.pop()
-            if u in seen or u not in self.j.forward:
-                continue
-            seen.add(u)
-            if u in self.returned:
-                return True
-            if u.target is operator.getitem or is_view(u):
-                stack.extend(u.users)
-            elif u.target not in self.lowered and op_name(u) not in REDUCTIONS:
-                return True
-        return False
 
     def solve(self, scale: Optional[float]) -> _Cut:
         """scale None: the default plan (expensive kinds banned, cheap ones at their cost).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import torch
 import torch.fx as fx
@@ -199,19 +199,19 @@ def classify(n: fx.Node, lowered: set) -> _Kind:
         # a decomposed ATen call (pooling.py): computed where the call was, as the call
         return _Kind("extern", float(in_b + out_b), True, False)
     if n.target in lowered:
-        return _Kind("pointwise", out_b * (POINTWISE_COST if _materialized(n, lowered) else FUSED_COST),
+        return _Kind("pointwise", out_b * (POINTWISE_COST if materialized(n, lowered) else FUSED_COST),
                      False, False)
     # any other ATen call (gather, embedding, cat, pooling, ...): a memory-bound kernel of its own
     return _Kind("extern", float(in_b + out_b), True, False)
 
 
-def _materialized(n: fx.Node, lowered: set) -> bool:
-    """Does recomputing n in the backward write it to memory: is one of its backward readers
-    (looking through views) an ATen call rather than one of our kernels?"""
+def materialized(n: fx.Node, lowered: set, among: Optional[set] = None) -> bool:
+    """Is n written to memory where it is computed: is one of its readers (looking through
+    views; only those in `among`, when given) an ATen call rather than one of our kernels?"""
     stack, seen = list(n.users), set()
     while stack:
         u = stack.pop()
-        if u in seen or u.op != "call_function":
+        if u in seen or u.op != "call_function" or (among is not None and u not in among):
             continue
         seen.add(u)
         if u.target is operator.getitem or is_view(u):

@@ -1,5 +1,8 @@
 """Joint-graph rewrites (compiler/joint.py): a gather through subtracted row statistics reads
-the unshifted tensor, and only where that is exact; every case trains as eager."""
+the unshifted tensor, and only where that is exact; a linear layer's bias moves into its
+elementwise readers; every case trains as eager."""
+import copy
+
 import pytest
 import torch
 
@@ -122,7 +125,7 @@ def test_linear_layers_with_their_bias_in_the_next_kernel_train_as_eager(act):
             return self.norm(x + self.down(h)) if act == "residual_layernorm" else self.down(h).sum(-1)
 
     ref = Block()
-    model = bessemer.compile(__import__("copy").deepcopy(ref),
+    model = bessemer.compile(copy.deepcopy(ref),
                              config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
     opts = [torch.optim.AdamW(m.parameters(), lr=1e-2) for m in (ref, model)]
     gen = torch.Generator().manual_seed(1)
