@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -93,7 +94,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return 2
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()  # here, so that a reader gone away (`| head`) is caught below
+        return code
+    except BrokenPipeError:
+        # The reader of our output has gone (`bessemer jobs metrics NAME | head`): stop quietly,
+        # as a command killed by SIGPIPE does, with nothing left to flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
     except (ValueError, UsageError) as e:
         command = "bessemer " + " ".join(argv[:2] if argv[0] == "jobs" else argv[:1])
         print(f"{command}: error: {job_commands.flag_message(str(e))}", file=sys.stderr)

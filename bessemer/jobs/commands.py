@@ -3,7 +3,8 @@
 Flags check their values as they are parsed (a bad value is one line naming the
 flag); what the estimator refuses is reported with the flag in place of the
 field's name (FIELD_FLAGS). Commands that only read a job (list, describe, logs,
-metrics, compare) never create a job store.
+metrics, compare) never create a job store, nor write anything but the pictures they
+are asked for (--plot).
 """
 from __future__ import annotations
 
@@ -165,7 +166,8 @@ def train(args: argparse.Namespace) -> int:
             print(f"bessemer: training job {job.name} completed\n  model: {job.model_data}\n  log:   {job.log_path}")
     if args.compare_eager:  # eager first: speed-ups are against it
         print()
-        _print_compare(jobs[0].store, [jobs[1].name, jobs[0].name], None, None)
+        names = [jobs[1].name, jobs[0].name]
+        _print_compare(jobs[0].store, names, None, jobs[0].store.path.parent / f"compare-{'-'.join(names)}.png")
     return 0
 
 
@@ -177,7 +179,7 @@ def add_jobs(j: argparse.ArgumentParser) -> None:
         ("describe", jobs_describe, "a job's record, as JSON (metrics so far while it runs)"),
         ("logs", jobs_logs, "print a job's log"),
         ("stop", jobs_stop, "stop a running job (every process of it)"),
-        ("metrics", jobs_metrics, "print a job's metrics and draw a PNG of each over time"),
+        ("metrics", jobs_metrics, "print a job's metrics (--plot DIR: and draw a PNG of each over time)"),
         ("compare", jobs_compare, "put jobs side by side: speed, compile time, memory, final metrics, loss curves"),
     )
     for name, fn, helptext in actions:
@@ -185,7 +187,7 @@ def add_jobs(j: argparse.ArgumentParser) -> None:
         if name == "compare":
             a.add_argument("names", nargs="+", metavar="NAME", help="two or more jobs; speed-ups are against the first")
             a.add_argument("--metric", help="the metric whose curves are drawn (default: loss)")
-            a.add_argument("--plot", metavar="PNG", help="where the curves go (default: <output-path>/compare-A-B.png)")
+            a.add_argument("--plot", metavar="PNG", help="draw the curves into this PNG (default: no picture)")
         elif name != "list":
             a.add_argument("name", help="the job's name")
         a.add_argument("--output-path", default="runs", help="where the jobs are (default: runs)")
@@ -199,9 +201,8 @@ def add_jobs(j: argparse.ArgumentParser) -> None:
             a.add_argument("--wait", action="store_true", help="return once the job is recorded Stopped")
         if name == "metrics":
             a.add_argument("--last", type=_count(1), default=None, metavar="N", help="only each metric's last N points")
-            a.add_argument("--plot-dir", metavar="DIR",
-                           help="where the PNGs go (default: the job's output/metrics/)")
-            a.add_argument("--no-plot", action="store_true", help="print only")
+            a.add_argument("--plot", metavar="DIR", help="draw a PNG of each metric into this folder "
+                           "(default: no picture; the command writes nothing)")
     j.set_defaults(run=lambda args: (j.print_help(), 2)[1])
 
 
@@ -277,16 +278,14 @@ def jobs_stop(args: argparse.Namespace) -> int:
 
 def jobs_metrics(args: argparse.Namespace) -> int:
     from . import report
-    from .layout import JobDir
 
     store = _reader(args.output_path)
     job = report.load(store, args.name)
     print(f"{job.name} ({job.record.status})")
     for line in report.metrics_table(job, args.last):
         print(line)
-    if job.points and not args.no_plot:
-        folder = Path(args.plot_dir) if args.plot_dir else JobDir(Path(args.output_path) / job.name).output / "metrics"
-        for path in report.plot_metrics(job, folder):
+    if job.points and args.plot:
+        for path in report.plot_metrics(job, Path(args.plot)):
             print(f"plot: {path.resolve()}")
     return 0
 
@@ -298,14 +297,17 @@ def jobs_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_compare(store, names: list[str], metric: Optional[str], plot: Optional[str]) -> None:
+def _print_compare(store, names: list[str], metric: Optional[str], plot: Optional[Path]) -> None:
+    """The jobs side by side; their curves go to `plot` when given (a read-only command
+    draws only where the user asked it to)."""
     from . import report
 
     jobs = [report.load(store, n) for n in names]
     for line in report.compare_table(jobs):
         print(line)
-    path = Path(plot) if plot else store.path.parent / f"compare-{'-'.join(names)}.png"
-    written = report.plot_compare(jobs, path, metric)
+    if plot is None:
+        return
+    written = report.plot_compare(jobs, Path(plot), metric)
     if written:
         print(f"plot: {written.resolve()}")
     else:

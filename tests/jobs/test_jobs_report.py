@@ -12,11 +12,20 @@ from jobs_testing import write
 SCRIPT = """
 import json, os
 compiled = json.loads(os.environ["BESSEMER_COMPILER_CONFIG"])["enabled"]
+if compiled:  # the line the job's start-up hook writes for a compiled graph
+    print("bessemer: compiled graph forward0: 1 kernels, 0 externs, 0.50 s, cache miss", flush=True)
 for epoch in range(4):
     speed = (10.0 if epoch == 0 else 200.0) if compiled else 100.0
     print(f"epoch={epoch} loss={1.0 / (epoch + 1):.6f} samples_per_s={speed}", flush=True)
 """
 METRICS = ["--metric", "loss=loss=([0-9.]+)", "--metric", "samples_per_s=samples_per_s=([0-9.]+)"]
+
+
+def files_under(folder):
+    """Every file under `folder` with its size and modification time (SQLite's own -wal/-shm
+    files aside: a reader's connection may touch them)."""
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")
+            if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
 
 
 def png(path) -> bool:
@@ -63,7 +72,14 @@ def test_jobs_compare_and_metrics(project, capsys):
     assert main(["jobs", "compare", "slow", "nope", "--output-path", runs]) == 2
     assert "no job named 'nope'" in capsys.readouterr().err
 
+    before = files_under(project / "runs")
     assert main(["jobs", "metrics", "fast", "--output-path", runs]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert not any(ln.startswith("plot:") for ln in out)
+    assert main(["jobs", "compare", "slow", "fast", "--output-path", runs]) == 0
+    assert "plot:" not in capsys.readouterr().out
+    assert files_under(project / "runs") == before  # read-only commands wrote nothing
+    assert main(["jobs", "metrics", "fast", "--output-path", runs, "--plot", str(project / "pngs")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "fast (Completed)"
     at = out.index("loss  (4 points)")
@@ -72,7 +88,27 @@ def test_jobs_compare_and_metrics(project, capsys):
                                                               ["3", "0.25"]]
     plots = sorted(ln.split("plot: ", 1)[1] for ln in out if ln.startswith("plot: "))
     assert [p.rsplit("/", 1)[1] for p in plots] == ["loss.png", "samples_per_s.png"]
-    assert all(png(p) and "/runs/fast/output/metrics/" in p for p in plots)
-    assert main(["jobs", "metrics", "fast", "--output-path", runs, "--last", "1", "--no-plot"]) == 0
+    assert all(png(p) and p.startswith(str(project / "pngs")) for p in plots)
+    assert main(["jobs", "metrics", "fast", "--output-path", runs, "--last", "1"]) == 0
     out = capsys.readouterr().out
     assert "loss  (4 points, the last 1)" in out and "plot:" not in out
+
+
+def test_metrics_into_a_closed_pipe_end_quietly(tmp_path):
+    """`bessemer jobs metrics NAME | head`: the reader leaves early; no BrokenPipeError traceback."""
+    import subprocess
+    import sys
+
+    from bessemer.jobs.store import COMPLETED, JobRecord
+    from jobs_testing import REPO
+
+    store = JobStore(tmp_path)
+    store.create(JobRecord(name="long", status=COMPLETED, creation_time=1.0, start_time=1.0, end_time=2.0))
+    store.add_metrics("long", [("loss", i, 1.0 / (i + 1), 1.0 + i) for i in range(20_000)])  # > a pipe's buffer
+    proc = subprocess.Popen([sys.executable, "-m", "bessemer.cli", "jobs", "metrics", "long", "--output-path",
+                             str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline() == b"long (Completed)\n"
+    proc.stdout.close()  # as `head -1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
