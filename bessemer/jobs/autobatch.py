@@ -14,8 +14,8 @@
 The script defines the workload function `bessemer tune --entry-point` uses
 (batch_size -> (model, batch, loss_fn)), with its training under
 `if __name__ == "__main__":`. Before the job is created, fit() searches with real
-steps, in the mode the job trains in (bessemer with the job's compiler config, or
-eager with the compiler off). The script then gets `batch_size` (and
+steps, in the mode the job trains in: bessemer with the job's compiler config when
+the compiler is on and the script hands its model to it (script_mode), else eager. The script then gets `batch_size` (and
 `learning_rate`, `warmup_steps` when scaling was asked for) as ordinary
 hyperparameters, without the search's own keys; the job's log starts with the old
 and new values, and its record keeps the search (`batch_search`, "BatchSearch" in
@@ -29,7 +29,9 @@ smallest batch, a limit below what its step needs).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from ..config import ENV_CONFIG, TrainingCompilerConfig
@@ -40,6 +42,43 @@ SEARCH_KEYS = ("reference_batch_size", "reference_learning_rate", "lr_rule", "me
                "workload")
 _NAMES = tuple(f"hyperparameters[{k!r}]" for k in ("lr_rule", "reference_batch_size",
                                                     "reference_learning_rate", "warmup_steps"))
+
+
+# How a script hands its model to the compiler: bessemer.compile(...), `from bessemer import
+# compile`, or torch.compile(..., backend="bessemer"); a Hugging Face job's Trainer is compiled
+# by the job's start-up hook.
+_COMPILES = re.compile(r"\bbessemer\s*\.\s*compile\s*\(|\bbackend\s*=\s*['\"]bessemer['\"]"
+                       r"|\bfrom\s+bessemer\s+import\b[^\n]*\bcompile\b")
+_TRAINER = re.compile(r"\bTrainer\b")
+_SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", ".mypy_cache", ".pytest_cache"}
+_MAX_FILES = 500
+
+
+def script_mode(entry_point: str, source_dir: Optional[str], framework: str, enabled: bool) -> tuple[str, str]:
+    """(mode, why): the mode a job's script trains in, for the batch search.
+
+    A heuristic on the script's own source files (comments left out): a script that calls
+    the compiler only through code outside them (an installed helper package) is taken to
+    train eagerly. That errs towards the safe side: an eager step holds more memory than a
+    compiled one, so the batch found fits either way, at worst smaller than bessemer allows.
+    The opposite mistake (a call that is there but never runs) would size the batch by
+    bessemer's smaller memory; the job's log then says the script compiled nothing."""
+    if not enabled:
+        return "eager", "the compiler is off"
+    pattern = _TRAINER if framework == "huggingface" else None
+    root = Path(source_dir) if source_dir else None
+    files = [Path(entry_point)] if root is None else \
+        [p for p in sorted(root.rglob("*.py")) if not _SKIP_DIRS & set(p.relative_to(root).parts)][:_MAX_FILES]
+    for path in files:
+        try:
+            text = "\n".join(ln for ln in path.read_text(errors="replace").splitlines()
+                             if not ln.lstrip().startswith("#"))
+        except OSError:
+            continue
+        if _COMPILES.search(text) or (pattern is not None and pattern.search(text)):
+            return "bessemer", f"{path.name} hands its model to the compiler"
+    return "eager", ("the script never calls bessemer.compile (nor torch.compile with backend=\"bessemer\"), "
+                     "so it trains eagerly")
 
 
 def _hp(key: str) -> str:
@@ -82,7 +121,8 @@ class Chosen:
 
 
 def resolve(hps: Mapping[str, Any], entry_point: str, source_dir: Optional[str],
-            config: TrainingCompilerConfig, environment: Mapping[str, str]) -> Optional[Chosen]:
+            config: TrainingCompilerConfig, environment: Mapping[str, str],
+            framework: str = "pytorch") -> Optional[Chosen]:
     """The batch search a job's hyperparameters ask for (None when they do not)."""
     if hps.get("batch_size") != AUTO:
         return None
@@ -94,7 +134,8 @@ def resolve(hps: Mapping[str, Any], entry_point: str, source_dir: Optional[str],
     rule = _scaling(hps)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     limit = resolve_limit(parse_limit(hps.get("memory_limit", AUTO), flag=_hp("memory_limit")), device)
-    mode = "bessemer" if config.enabled else "eager"
+    script = os.path.join(source_dir, entry_point) if source_dir else entry_point
+    mode, why = script_mode(script, source_dir, framework, config.enabled)
     workload = Workload(entry_point=entry_point, function=hps.get("workload", "workload"), source_dir=source_dir)
     env = {**os.environ, **environment, ENV_CONFIG: config.to_json()}
     result = find_batch(workload, mode, limit, hps.get("batch_multiple", 1), device, env)
@@ -104,7 +145,9 @@ def resolve(hps: Mapping[str, Any], entry_point: str, source_dir: Optional[str],
     old_b = hps.get("reference_batch_size", AUTO)
     banner = [f"bessemer: batch_size {old_b} -> {b}: the largest under {mib(limit)} in {mode} mode "
               f"(its step peaks at {mib(result.peak_bytes)}; {len(result.probes)} probes of real steps)"]
-    record: dict = {"mode": mode, "limit_bytes": limit, "device": device.type, "peak_bytes": result.peak_bytes,
+    if config.enabled and mode == "eager":
+        banner.append(f"bessemer: the batch search ran in eager mode: {why}")
+    record: dict = {"mode": mode, "mode_reason": why, "limit_bytes": limit, "device": device.type, "peak_bytes": result.peak_bytes,
                     "step_ms": round(result.step_s * 1e3, 3), "largest_confirmed": result.bracketed,
                     "probes": [{"batch": p.batch, "peak_bytes": p.peak_bytes, "fits": p.fits} for p in result.probes],
                     "batch_size": {"old": old_b, "new": b}}

@@ -7,6 +7,7 @@
       model/                  what the script saves; packed to output/model.tar.gz at the end
       output/data/            the script's other outputs; compiler/ holds debug artifacts
       output/model.tar.gz     the model artifact
+      output/output.tar.gz    output/data packed, as SageMaker packs it
       output/tensorboard/     the job's metrics as TensorBoard event files
       output/metrics.csv      the same as CSV, when asked for (--metrics-csv)
       output/failure          why the job failed or stopped (absent when it completed)
@@ -72,6 +73,10 @@ class JobDir:
     @property
     def model_tar(self) -> Path:
         return self.output / "model.tar.gz"
+
+    @property
+    def output_tar(self) -> Path:
+        return self.output / "output.tar.gz"
 
     @property
     def tensorboard(self) -> Path:
@@ -170,8 +175,19 @@ def write_input_config(job: JobDir, hyperparameters: Mapping, channels: Iterable
 def pack_model(job: JobDir) -> Path:
     """Pack the contents of model/ (at the archive's root, as SageMaker does) into
     output/model.tar.gz; written to a temporary name first so a reader never sees half."""
-    with atomic_file(job.model_tar) as tmp:
+    return _pack(job.model, job.model_tar)
+
+
+def pack_output_data(job: JobDir) -> Path:
+    """Pack the contents of output/data/ (none when the script removed it) into
+    output/output.tar.gz, as SageMaker does."""
+    return _pack(job.output_data, job.output_tar, missing_ok=True)
+
+
+def _pack(folder: Path, archive: Path, missing_ok: bool = False) -> Path:
+    entries = sorted(os.listdir(folder)) if not missing_ok or folder.is_dir() else []
+    with atomic_file(archive) as tmp:
         with tarfile.open(tmp, "w:gz") as tar:
-            for entry in sorted(os.listdir(job.model)):
-                tar.add(job.model / entry, arcname=entry)
-    return job.model_tar
+            for entry in entries:
+                tar.add(folder / entry, arcname=entry)
+    return archive

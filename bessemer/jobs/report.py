@@ -205,7 +205,15 @@ def _seconds(rec: JobRecord) -> Optional[float]:
 
 
 def _compiler(rec: JobRecord) -> str:
-    return "compiled" if rec.compiler_config.get("enabled", True) else "eager"
+    from .outcome import NOTHING_COMPILED
+
+    if not rec.compiler_config.get("enabled", True):
+        return "eager"
+    s = rec.compile_summary or {}
+    # a completed job with the compiler on that recorded no compiled graph trained eagerly
+    if s.get("note") or (rec.status == "Completed" and not s.get("graphs") and not s.get("fallbacks")):
+        return NOTHING_COMPILED
+    return "compiled"
 
 
 def _compile_cell(rec: JobRecord) -> str:

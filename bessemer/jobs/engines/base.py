@@ -41,6 +41,7 @@ class JobSpec:
     max_retries: int = 0              # restarts of processes that fail
     metrics_csv: bool = False         # also write the metrics to output/metrics.csv
     compiler_enabled: bool = True     # the job's processes compile (the log reports what)
+    output_url: Optional[str] = None  # output_path as an fsspec URL: output/*.tar.gz are uploaded there
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
