@@ -181,13 +181,21 @@ class Supervisor:
                     return STOPPED, "Stopped: stop requested"
             if self.checkpoints is not None and now >= next_sync:
                 next_sync = now + SYNC_S
-                self.checkpoints.sync(busy=group_open_files(self.proc.pid))
+                self.checkpoints.sync(busy=self._open_files())
             if now >= next_memory:
                 next_memory = now + MEMORY_S
-                self.peak_memory = max(self.peak_memory, group_memory(self.proc.pid))
+                self.peak_memory = max(self.peak_memory, self._memory())
             time.sleep(POLL_S)
 
     # -- helpers --------------------------------------------------------------------
+    def _open_files(self) -> list[str]:
+        """Paths the job's processes have open (their checkpoint files are not complete yet)."""
+        return group_open_files(self.proc.pid)
+
+    def _memory(self) -> int:
+        """Bytes resident over the job's processes now."""
+        return group_memory(self.proc.pid)
+
     def _reaped(self) -> bool:
         """Whether the job's main process has ended. Reaped here rather than by Popen, so
         that its peak resident memory as the kernel kept it (its own and that of the
