@@ -1,6 +1,6 @@
 """bessemer: an open training compiler for PyTorch."""
 from .config import TrainingCompilerConfig
-from .api import compile
+from .api import compile, compile_step
 
 __version__ = "0.1.0"
 
@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 _ESTIMATORS = ("Estimator", "PyTorch", "HuggingFace")
 _SUBPACKAGES = ("jobs", "bench", "zoo")
 
-__all__ = ["TrainingCompilerConfig", "compile", "__version__", *_ESTIMATORS]
+__all__ = ["TrainingCompilerConfig", "compile", "compile_step", "__version__", *_ESTIMATORS]
 
 
 def __getattr__(name: str):

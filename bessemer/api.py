@@ -71,6 +71,21 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
     raise ValueError(f"bessemer.compile expects an nn.Module or a function, got {type(model).__name__}")
 
 
+def compile_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer, loss_fn: Any, *,
+                 max_grad_norm: Optional[float] = None, set_grads: bool = False,
+                 config: Optional[TrainingCompilerConfig] = None, **options: Any) -> Any:
+    """Compile a whole training step (forward, loss, backward, clipping, update) into one program.
+
+    ``step = bessemer.compile_step(model, opt, loss_fn, max_grad_norm=1.0)``; then
+    ``loss = step(*batch)`` replaces ``opt.zero_grad(); loss = loss_fn(model, *batch);
+    loss.backward(); clip_grad_norm_(model.parameters(), 1.0); opt.step()``.
+    See compiler/step.py.
+    """
+    from .compiler.step import compile_step as _compile_step
+    return _compile_step(model, optimizer, loss_fn, max_grad_norm=max_grad_norm, set_grads=set_grads,
+                         config=config, **options)
+
+
 def _torch_compile(fn, backend, cfg: TrainingCompilerConfig):
     """torch.compile with bessemer's backend, without torch's experimental Dynamo cache
     (TORCH_CACHING_PRECOMPILE=1): its entries are keyed by the function's name and line

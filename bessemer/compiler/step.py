@@ -1,0 +1,363 @@
+"""The whole training step as one compiled program (`bessemer.compile_step`).
+
+`compile_step(model, optimizer, loss_fn, max_grad_norm=...)` returns `step(*args)`,
+which runs the forward and the loss, the backward, the gradient clipping of
+`torch.nn.utils.clip_grad_norm_` and the optimizer's update as one program built by
+bessemer's pipeline, in the way JAX's `jit` of a train step works: the step is a
+function of the parameters, the buffers, the optimizer state and the batch.
+
+How: the step is written here as that function (`_StepProgram.fn`), with the
+parameters as fresh leaves, `torch.autograd.grad` for the backward and the update
+written in place on the parameter and state tensors it receives. AOTAutograd
+traces it once per input signature: its trace runs autograd at trace time, so the
+backward's ATen ops land in the same graph as the forward's; it functionalizes the
+in-place updates (the graph returns the new values, its runtime wrapper copies them
+into the tensors that were passed: the model's parameters, buffers such as a
+BatchNorm's running statistics, and the optimizer's state). The graph goes through
+the pipeline as one inference graph: one generated program per step, whose memory
+plan frees each gradient after the last kernel that reads it (its update), and no
+autograd engine, Dynamo frame or separate optimizer launch in between.
+
+Semantics kept from eager: the optimizer object stays the source of truth (its
+`state` and `param_groups` are read and written as torch keeps them, so
+`state_dict()` / `load_state_dict()` and learning-rate schedulers work; `lr` is an
+input of the program, read from the group at every step). Dropout draws the same
+random numbers as eager (the draw is ATen's call, in the forward's order).
+Gradients are not stored in `.grad` unless `set_grads=True`: they live inside the
+program only, as in JAX.
+
+Supported: SGD (momentum, dampening, nesterov, weight decay, maximize), Adam and
+AdamW (weight decay, maximize; not amsgrad), float32/float64 parameters. Anything
+else runs the same step eagerly with one warning, or raises StepCompileError under
+`fallback="error"`.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+from typing import Any, Callable, Optional
+
+import torch
+from torch.func import functional_call
+
+from ..config import TrainingCompilerConfig
+
+log = logging.getLogger("bessemer")
+
+
+class StepCompileError(RuntimeError):
+    """The step cannot be compiled and config.fallback is "error"."""
+
+
+def _kind(opt: torch.optim.Optimizer) -> tuple[Optional[str], Optional[str]]:
+    """("sgd" | "adam", None) for a supported optimizer, else (None, why not)."""
+    t = type(opt)
+    if t is torch.optim.SGD:
+        kind = "sgd"
+    elif t in (torch.optim.Adam, torch.optim.AdamW):
+        kind = "adam"
+    else:
+        return None, f"{t.__name__} has no compiled step (compiled: SGD, Adam, AdamW)"
+    for g in opt.param_groups:
+        for flag in ("foreach", "fused", "capturable", "differentiable"):
+            if g.get(flag):
+                return None, f"{flag}=True"
+        if kind == "adam" and g.get("amsgrad"):
+            return None, "amsgrad=True"
+        for p in g["params"]:
+            if p.dtype not in (torch.float32, torch.float64) or p.layout != torch.strided:
+                return None, f"a parameter has dtype {p.dtype} and layout {p.layout}"
+    return kind, None
+
+
+def _hyper(kind: str, g: dict) -> tuple:
+    """The hyperparameters baked into the program (lr is an input: schedulers change it)."""
+    if kind == "sgd":
+        return ("sgd", float(g["momentum"]), float(g["dampening"]), float(g["weight_decay"]),
+                bool(g["nesterov"]), bool(g["maximize"]))
+    b1, b2 = g["betas"]
+    return ("adam", float(b1), float(b2), float(g["eps"]), float(g["weight_decay"]),
+            bool(g.get("decoupled_weight_decay", False)), bool(g["maximize"]))
+
+
+def _sig(t: Any) -> Any:
+    if isinstance(t, torch.Tensor):
+        return ("T", tuple(t.shape), t.stride(), t.dtype, t.device.type)
+    return ("V", repr(t))
+
+
+class _StepProgram:
+    """One traced and compiled step for one signature (shapes, hyperparameters, state present)."""
+
+    def __init__(self, owner: "CompiledStep", plan: list, n_args: int, kwarg_names: tuple):
+        self.owner = owner
+        self.plan = plan            # per group: (hyper, [param index, ...], has_state)
+        self.n_args = n_args
+        self.kwarg_names = kwarg_names
+        self.new_state_count = 0
+        self.used: set = set()
+        be = owner.backend
+        from torch._functorch.aot_autograd import aot_function
+        from .capture import _LazyDecompositions
+        self.compiled = aot_function(self.fn, fw_compiler=be.compiler("inference"),
+                                     decompositions=_LazyDecompositions())
+
+    def fn(self, params, buffers, states, lrs, args, kwargs):
+        o = self.owner
+        with torch.enable_grad():
+            leaves = [p.detach().requires_grad_(True) for p in params]
+            tensors = dict(zip(o.param_names, leaves))
+            tensors.update(zip(o.buffer_names, buffers))
+            loss = o.loss_fn(_Bound(o.model, tensors), *args, **dict(zip(self.kwarg_names, kwargs)))
+            if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
+                raise StepCompileError("bessemer.compile_step: loss_fn must return a scalar tensor")
+            grads = list(torch.autograd.grad(loss, [leaves[i] for i in o.opt_index], allow_unused=True))
+        # the parameters with a gradient (torch's optimizers skip the others, state and all)
+        self.used = {o.opt_index[j] for j, g in enumerate(grads) if g is not None}
+        with torch.no_grad():
+            out = [loss.detach()]
+            live = [g for g in grads if g is not None]
+            if o.max_grad_norm is not None and live:
+                # torch.nn.utils.clip_grad_norm_ (norm_type 2, non-foreach), op for op
+                norms = [torch.linalg.vector_norm(g, 2.0) for g in live]
+                total = torch.linalg.vector_norm(torch.stack(norms), 2.0)
+                coef = torch.clamp(o.max_grad_norm / (total + 1e-6), max=1.0)
+                grads = [None if g is None else g * coef for g in grads]
+                out.append(total)
+            if o.set_grads:
+                out.extend(g for g in grads if g is not None)
+            new_states = []
+            pos = 0
+            for (hyper, members, has_state), lr in zip(self.plan, lrs):
+                for j in members:
+                    g = grads[j]
+                    p = params[o.opt_index[j]]
+                    st = states[pos] if has_state else None
+                    pos += 1
+                    if g is None:
+                        continue
+                    made = _update(hyper, p, g, st, lr)
+                    new_states.extend(made)
+            self.new_state_count = len(new_states)
+            out.extend(new_states)
+        return tuple(out)
+
+    def __call__(self, params, buffers, states, lrs, args, kwargs):
+        return self.compiled(params, buffers, states, lrs, args, kwargs)
+
+
+def _update(hyper: tuple, p: torch.Tensor, g: torch.Tensor, st: Optional[list], lr: torch.Tensor) -> list:
+    """One parameter's update, in place on p (and st), as torch's single-tensor step computes
+    it; returns the state tensors it creates (SGD's first momentum buffer)."""
+    lr64, lr = lr, lr.to(p.dtype)
+    if hyper[0] == "sgd":
+        _, momentum, dampening, wd, nesterov, maximize = hyper
+        d = -g if maximize else g
+        if wd != 0:
+            d = d + p * wd
+        made = []
+        if momentum != 0:
+            if st is None:
+                buf = d.clone()
+                made.append(buf)
+            else:
+                buf = st[0]
+                buf.mul_(momentum).add_(d, alpha=1 - dampening)
+            d = d + buf * momentum if nesterov else buf
+        p.sub_(d * lr)
+        return made
+    _, beta1, beta2, eps, wd, decoupled, maximize = hyper
+    exp_avg, exp_avg_sq, step_t = st
+    d = -g if maximize else g
+    step_t.add_(1)
+    if wd != 0:
+        if decoupled:
+            p.mul_((1 - lr64 * wd).to(p.dtype))
+        else:
+            d = d + p * wd
+    exp_avg.lerp_(d, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(d, d, value=1 - beta2)
+    # the bias corrections in float64, as torch computes them from the step's value
+    step = step_t.to(torch.float64)
+    bc1 = 1 - torch.pow(beta1, step)
+    bc2 = 1 - torch.pow(beta2, step)
+    step_size = (lr64 / bc1).to(p.dtype)
+    denom = (exp_avg_sq.sqrt() / bc2.sqrt().to(p.dtype)).add_(eps)
+    p.sub_(exp_avg / denom * step_size)
+    return []
+
+
+class _Bound:
+    """The model called with the traced tensors in place of its parameters and buffers."""
+
+    def __init__(self, model: torch.nn.Module, tensors: dict):
+        self._model, self._tensors = model, tensors
+
+    def __call__(self, *args, **kwargs):
+        return functional_call(self._model, self._tensors, args, kwargs, tie_weights=False)
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+
+class CompiledStep:
+    """`step(*args, **kwargs) -> loss`: one training step of `model` with `optimizer`."""
+
+    def __init__(self, model, optimizer, loss_fn, max_grad_norm, set_grads, config):
+        self.model, self.optimizer, self.loss_fn = model, optimizer, loss_fn
+        self.max_grad_norm = None if max_grad_norm is None else float(max_grad_norm)
+        self.set_grads = set_grads
+        self.config = config
+        self.kind, self.why = _kind(optimizer)
+        named = list(model.named_parameters(remove_duplicate=True))
+        self.param_names = [n for n, _ in named]
+        self.params = [p for _, p in named]
+        self.buffer_names = [n for n, _ in model.named_buffers()]
+        index = {id(p): i for i, p in enumerate(self.params)}
+        opt_params = [p for g in optimizer.param_groups for p in g["params"]]
+        missing = [i for i, p in enumerate(opt_params) if id(p) not in index]
+        if missing:
+            raise ValueError(f"bessemer.compile_step: optimizer.param_groups holds a tensor that is not a "
+                             f"parameter of the model (position {missing[0]})")
+        self.opt_index = [index[id(p)] for p in opt_params]
+        from .capture import BessemerBackend
+        self.backend = BessemerBackend(config)
+        self.programs: dict = {}
+        self.grad_norm: Optional[torch.Tensor] = None
+        self.compiled_steps = 0
+        self.eager_steps = 0
+        if not config.enabled:
+            self.why = "the compiler is disabled by config"    # eager, as bessemer.compile
+        elif self.why is not None:
+            self._fallback(self.why)
+
+    # -- the eager step, for what the program does not cover -------------------------
+    def _fallback(self, why: str) -> None:
+        msg = f"bessemer.compile_step: the step runs eagerly: {why}"
+        if self.config.fallback == "error":
+            raise StepCompileError(msg)
+        warnings.warn(msg, stacklevel=3)
+
+    def _eager(self, args, kwargs) -> torch.Tensor:
+        self.optimizer.zero_grad(set_to_none=True)
+        loss = self.loss_fn(self.model, *args, **kwargs)
+        loss.backward()
+        if self.max_grad_norm is not None:
+            self.grad_norm = torch.nn.utils.clip_grad_norm_(self.params, self.max_grad_norm)
+        self.optimizer.step()
+        self.eager_steps += 1
+        return loss.detach()
+
+    # -- the compiled step ------------------------------------------------------------
+    def __call__(self, *args, **kwargs) -> torch.Tensor:
+        if self.why is not None:
+            return self._eager(args, kwargs)
+        opt = self.optimizer
+        kw_names = tuple(sorted(kwargs))
+        kw_vals = [kwargs[k] for k in kw_names]
+        plan, states, lrs, pos = [], [], [], 0
+        for g in opt.param_groups:
+            n = len(g["params"])
+            members = list(range(pos, pos + n))
+            pos += n
+            has_state = self._state_of(g, states)
+            plan.append((_hyper(self.kind, g), members, has_state))
+            lr = g["lr"]
+            lrs.append(torch.tensor(float(lr), dtype=torch.float64))
+        key = (tuple((h, len(m), s) for h, m, s in plan), self.model.training,
+               tuple(_sig(a) for a in args), kw_names, tuple(_sig(v) for v in kw_vals),
+               tuple(_sig(p) for p in self.params), torch.is_grad_enabled())
+        prog = self.programs.get(key)
+        if prog is None:
+            prog = self.programs[key] = _StepProgram(self, plan, len(args), kw_names)
+        params = [p.detach() for p in self.params]
+        buffers = [b for _, b in self.model.named_buffers()]
+        if self.set_grads:
+            for p in self.params:
+                p.grad = None
+        with torch.no_grad():
+            out = prog(params, buffers, states, lrs, list(args), kw_vals)
+        self._take_outputs(prog, plan, out)
+        opt._opt_called = True     # what an lr scheduler checks: the optimizer stepped
+        self.compiled_steps += 1
+        return out[0]
+
+    def _state_of(self, group: dict, states: list) -> bool:
+        """Append the group's state tensors to `states`; False when SGD has no momentum
+        buffers yet (the program creates them). Adam's state is created here, as torch's
+        _init_group creates it."""
+        opt = self.optimizer
+        if self.kind == "sgd":
+            if float(group["momentum"]) == 0:
+                states.extend([] for _ in group["params"])
+                return True
+            bufs = [opt.state.get(p, {}).get("momentum_buffer") for p in group["params"]]
+            if all(b is None for b in bufs):
+                states.extend(None for _ in group["params"])
+                return False
+            if any(b is None for b in bufs):
+                self.why = "some parameters of a group have momentum buffers and others not"
+                self._fallback(self.why)
+            states.extend([b] for b in bufs)
+            return True
+        from torch.optim.optimizer import _get_scalar_dtype
+        for p in group["params"]:
+            st = opt.state[p]
+            if len(st) == 0:
+                st["step"] = torch.tensor(0.0, dtype=_get_scalar_dtype())
+                st["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                st["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+            states.append([st["exp_avg"], st["exp_avg_sq"], st["step"]])
+        return True
+
+    def _take_outputs(self, prog: _StepProgram, plan: list, out: tuple) -> None:
+        i = 1
+        if self.max_grad_norm is not None:
+            self.grad_norm = out[i]
+            i += 1
+        opt_params = [p for g in self.optimizer.param_groups for p in g["params"]]
+        if self.set_grads:
+            # the program returns the (clipped) gradient of every parameter that has one
+            n = len(out) - i - prog.new_state_count
+            grads = iter(out[i:i + n])
+            for p, j in zip(opt_params, self.opt_index):
+                if j in prog.used:
+                    p.grad = next(grads)
+            i += n
+        made = iter(out[i:])
+        if self.kind == "sgd":
+            for hyper, members, has_state in plan:
+                if not has_state:
+                    for j in members:
+                        if self.opt_index[j] in prog.used:
+                            self.optimizer.state[opt_params[j]]["momentum_buffer"] = next(made)
+
+
+def compile_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+                 loss_fn: Callable[..., torch.Tensor], *, max_grad_norm: Optional[float] = None,
+                 set_grads: bool = False, config: Optional[TrainingCompilerConfig] = None,
+                 **options: Any) -> CompiledStep:
+    """Compile a whole training step: forward, loss, backward, clipping, update.
+
+    ``step = bessemer.compile_step(model, opt, loss_fn, max_grad_norm=1.0)``, then
+    ``loss = step(*batch)`` does what ``opt.zero_grad(); loss = loss_fn(model, *batch);
+    loss.backward(); clip_grad_norm_(model.parameters(), 1.0); opt.step()`` does.
+    `loss_fn(model, *args, **kwargs)` returns a scalar tensor. `set_grads=True` also
+    leaves the (clipped) gradients in `.grad`, as the eager step does; by default they
+    are freed inside the program. `step.grad_norm` is clip_grad_norm_'s return value.
+    """
+    from ..api import resolve_config
+    cfg = resolve_config(config, **options)
+    if not isinstance(model, torch.nn.Module):
+        raise ValueError(f"bessemer.compile_step: model must be an nn.Module, got {type(model).__name__}")
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise ValueError(f"bessemer.compile_step: optimizer must be a torch.optim.Optimizer, "
+                         f"got {type(optimizer).__name__}")
+    if not callable(loss_fn):
+        raise ValueError("bessemer.compile_step: loss_fn must be callable as loss_fn(model, *args)")
+    if max_grad_norm is not None and not (isinstance(max_grad_norm, (int, float)) and
+                                          not isinstance(max_grad_norm, bool) and
+                                          math.isfinite(max_grad_norm) and max_grad_norm > 0):
+        raise ValueError(f"bessemer.compile_step: max_grad_norm must be a positive number, got {max_grad_norm!r}")
+    return CompiledStep(model, optimizer, loss_fn, max_grad_norm, set_grads, cfg)

@@ -1,0 +1,192 @@
+"""bessemer.compile_step: the whole training step as one compiled program, against eager.
+
+Eager is the oracle: the same model, data and random seeds trained with
+opt.zero_grad / loss.backward / clip_grad_norm_ / opt.step. Compared per step: the
+loss and the clipped gradient norm; after the steps: the (clipped) gradients, the
+model's state_dict (parameters and BatchNorm's running statistics) and the
+optimizer's state_dict. Every test compiles with fallback="error" and checks that
+the step ran as a compiled program.
+"""
+import pytest
+import torch
+from torch import nn
+
+import bessemer
+from bessemer.compiler.step import StepCompileError
+
+CFG = dict(fallback="error", graph_cache=False)
+
+
+class Net(nn.Module):
+    """Linear (no bias: BatchNorm follows) + BatchNorm + ReLU + Dropout + Linear."""
+
+    def __init__(self, p_drop: float = 0.3):
+        super().__init__()
+        self.fc1 = nn.Linear(16, 32, bias=False)
+        self.bn = nn.BatchNorm1d(32)
+        self.drop = nn.Dropout(p_drop)
+        self.fc2 = nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.fc2(self.drop(torch.relu(self.bn(self.fc1(x)))))
+
+
+def loss_fn(model, x, y):
+    return nn.functional.mse_loss(model(x), y)
+
+
+def _data(n):
+    g = torch.Generator().manual_seed(1)
+    return [(torch.randn(8, 16, generator=g), torch.randn(8, 4, generator=g)) for _ in range(n)]
+
+
+OPTIMIZERS = {
+    "sgd-momentum": lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=1e-2),
+    "sgd-nesterov": lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.8, nesterov=True),
+    "adamw": lambda ps: torch.optim.AdamW(ps, lr=0.01, weight_decay=0.05),
+    "adam-maximize": lambda ps: torch.optim.Adam(ps, lr=0.01, maximize=True),
+}
+
+
+def _eager_step(model, opt, x, y, clip):
+    opt.zero_grad(set_to_none=True)
+    loss = loss_fn(model, x, y)
+    loss.backward()
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip) if clip else None
+    opt.step()
+    return loss.detach(), norm
+
+
+def _assert_close_state(a, b, rtol=1e-5, atol=1e-6):
+    for (k, x), (k2, y) in zip(a.items(), b.items()):
+        assert k == k2
+        torch.testing.assert_close(x, y, rtol=rtol, atol=atol, msg=lambda m: f"{k}: {m}")
+
+
+def _train_pair(make_opt, steps=4, clip=0.5, set_grads=True):
+    data = _data(steps)
+    torch.manual_seed(0)
+    me = Net()
+    mc = Net()
+    mc.load_state_dict(me.state_dict())
+    oe, oc = make_opt(me.parameters()), make_opt(mc.parameters())
+    step = bessemer.compile_step(mc, oc, loss_fn, max_grad_norm=clip, set_grads=set_grads, **CFG)
+    for i, (x, y) in enumerate(data):
+        torch.manual_seed(100 + i)          # the same dropout masks, if the draws are the same
+        le, ne = _eager_step(me, oe, x, y, clip)
+        torch.manual_seed(100 + i)
+        lc = step(x, y)
+        torch.testing.assert_close(lc, le, rtol=1e-5, atol=1e-6)
+        if clip:
+            torch.testing.assert_close(step.grad_norm, ne, rtol=1e-5, atol=1e-6)
+    return me, oe, mc, oc, step
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_step_trains_as_eager(name):
+    me, oe, mc, oc, step = _train_pair(OPTIMIZERS[name])
+    assert step.compiled_steps == 4 and step.eager_steps == 0
+    assert step.backend.compiled, "no graph was compiled"
+    assert all(cg.n_kernels > 0 for cg in step.backend.compiled)
+    for (n, pe), pc in zip(me.named_parameters(), mc.parameters()):
+        torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-5, atol=1e-6, msg=lambda m: f"grad {n}: {m}")
+    _assert_close_state(me.state_dict(), mc.state_dict())
+    se, sc = oe.state_dict(), oc.state_dict()
+    assert se["param_groups"] == sc["param_groups"]
+    assert se["state"].keys() == sc["state"].keys()
+    for k in se["state"]:
+        _assert_close_state(se["state"][k], sc["state"][k])
+
+
+def test_dropout_masks_are_eagers():
+    """With p=0.5 a different mask changes the loss: equal losses over steps mean equal draws."""
+    data = _data(3)
+    torch.manual_seed(0)
+    me, mc = Net(0.5), Net(0.5)
+    mc.load_state_dict(me.state_dict())
+    oe = torch.optim.SGD(me.parameters(), lr=0.1, momentum=0.9)
+    oc = torch.optim.SGD(mc.parameters(), lr=0.1, momentum=0.9)
+    step = bessemer.compile_step(mc, oc, loss_fn, **CFG)
+    for i, (x, y) in enumerate(data):
+        torch.manual_seed(7 + i)
+        le, _ = _eager_step(me, oe, x, y, None)
+        after_eager = torch.rand(3)
+        torch.manual_seed(7 + i)
+        torch.testing.assert_close(step(x, y), le, rtol=1e-5, atol=1e-6)
+        assert torch.equal(torch.rand(3), after_eager), "the RNG is left where eager leaves it"
+    _assert_close_state(me.state_dict(), mc.state_dict())
+    assert all(p.grad is None for p in mc.parameters()), "set_grads=False keeps gradients inside the program"
+
+
+def test_checkpoint_resumes_as_eager():
+    """state_dict of model and optimizer saved mid-run, loaded into fresh objects: the
+    compiled step continues exactly as eager does."""
+    make_opt = OPTIMIZERS["adamw"]
+    me, oe, mc, oc, _ = _train_pair(make_opt, steps=2)
+    m2 = Net()
+    m2.load_state_dict(mc.state_dict())
+    o2 = make_opt(m2.parameters())
+    o2.load_state_dict(oc.state_dict())
+    step = bessemer.compile_step(m2, o2, loss_fn, max_grad_norm=0.5, **CFG)
+    for i, (x, y) in enumerate(_data(4)[2:]):
+        torch.manual_seed(200 + i)
+        le, _ = _eager_step(me, oe, x, y, 0.5)
+        torch.manual_seed(200 + i)
+        torch.testing.assert_close(step(x, y), le, rtol=1e-5, atol=1e-6)
+    _assert_close_state(me.state_dict(), m2.state_dict())
+
+
+def test_lr_schedule_needs_no_recompile():
+    data = _data(4)
+    torch.manual_seed(0)
+    me, mc = Net(0.0), Net(0.0)
+    mc.load_state_dict(me.state_dict())
+    oe = torch.optim.SGD(me.parameters(), lr=0.1, momentum=0.9)
+    oc = torch.optim.SGD(mc.parameters(), lr=0.1, momentum=0.9)
+    se = torch.optim.lr_scheduler.StepLR(oe, 1, gamma=0.5)
+    sc = torch.optim.lr_scheduler.StepLR(oc, 1, gamma=0.5)
+    step = bessemer.compile_step(mc, oc, loss_fn, **CFG)
+    for x, y in data:
+        _eager_step(me, oe, x, y, None)
+        step(x, y)
+        se.step()
+        sc.step()
+    _assert_close_state(me.state_dict(), mc.state_dict())
+    # the first step (no momentum buffers yet) and every later one: two programs, whatever the lr
+    assert len(step.programs) == 2
+
+
+def test_unsupported_optimizer_is_one_line_error():
+    m = Net()
+    with pytest.raises(StepCompileError, match="RMSprop has no compiled step"):
+        bessemer.compile_step(m, torch.optim.RMSprop(m.parameters()), loss_fn, **CFG)
+
+
+def test_unsupported_optimizer_runs_eagerly_with_a_warning():
+    torch.manual_seed(0)
+    me, mc = Net(0.0), Net(0.0)
+    mc.load_state_dict(me.state_dict())
+    oe, oc = torch.optim.RMSprop(me.parameters()), torch.optim.RMSprop(mc.parameters())
+    with pytest.warns(UserWarning, match="runs eagerly: RMSprop"):
+        step = bessemer.compile_step(mc, oc, loss_fn, max_grad_norm=1.0, graph_cache=False)
+    x, y = _data(1)[0]
+    _eager_step(me, oe, x, y, 1.0)
+    step(x, y)
+    assert step.eager_steps == 1
+    _assert_close_state(me.state_dict(), mc.state_dict())
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(max_grad_norm=-1.0), "max_grad_norm must be a positive number"),
+    (dict(max_grad_norm=float("nan")), "max_grad_norm must be a positive number"),
+])
+def test_bad_arguments_name_the_field(kwargs, words):
+    m = Net()
+    with pytest.raises(ValueError, match=words):
+        bessemer.compile_step(m, torch.optim.SGD(m.parameters(), lr=0.1), loss_fn, **kwargs, **CFG)
+
+
+def test_optimizer_of_another_model_is_refused():
+    m, other = Net(), Net()
+    with pytest.raises(ValueError, match="not a parameter of the model"):
+        bessemer.compile_step(m, torch.optim.SGD(other.parameters(), lr=0.1), loss_fn, **CFG)
