@@ -25,6 +25,7 @@ FIELD_FLAGS = {
     "environment": "--env", "metric_definitions": "--metric", "output_path": "--output-path",
     "base_job_name": "--base-job-name", "job_name": "--job-name", "max_run": "--max-run",
     "processes_per_instance": "--processes", "checkpoint_path": "--checkpoint-path", "max_retries": "--max-retries",
+    "instance_count": "--instances", "engine": "--engine", "cluster_address": "--cluster-address",
     "TrainingCompilerConfig.precision": "--precision", "TrainingCompilerConfig.debug": "--debug",
 }
 _FIELD = re.compile(r"^(?P<field>[A-Za-z_][\w.]*)(?P<index>(?:\[[^\]]*\])*)(?P<rest>.*)$", re.S)
@@ -95,7 +96,14 @@ def add_train(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metric", action="append", default=[], type=_pair, metavar="NAME=REGEX",
                    help="a metric to read from the log while it runs (the regex's first group is the value)")
     p.add_argument("--metrics-csv", action="store_true", help="also write the metrics to output/metrics.csv")
-    p.add_argument("--processes", type=_count(1), default=1, metavar="N", help="processes (torchrun) on this machine")
+    p.add_argument("--processes", type=_count(1), default=1, metavar="N",
+                   help="processes per instance (torchrun on this machine; Ray workers per node)")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="where the job runs: this machine (local) or a Ray cluster (ray)")
+    p.add_argument("--instances", type=_count(1), default=1, metavar="N",
+                   help="instances (machines) of the job: more than one needs --engine ray")
+    p.add_argument("--cluster-address", metavar="ADDR",
+                   help="--engine ray: the cluster ('auto', 'ray://host:10001'); default: a Ray on this machine")
     p.add_argument("--no-compiler", action="store_true", help="run eagerly (TrainingCompilerConfig(enabled=False))")
     p.add_argument("--compare-eager", action="store_true",
                    help="run the job compiled, then again eagerly, and compare the two")
@@ -128,6 +136,7 @@ def _estimator(args: argparse.Namespace, enabled: bool):
     return cls(entry_point=args.entry_point, source_dir=args.source_dir,
                hyperparameters={k: _hp_value(v) for k, v in args.hp},
                processes_per_instance=args.processes, environment=dict(args.env),
+               instance_count=args.instances, engine=args.engine, cluster_address=args.cluster_address,
                compiler_config=TrainingCompilerConfig(enabled=enabled, debug=args.debug,
                                                       precision=args.precision, cuda_graphs=args.cuda_graphs),
                metric_definitions=[{"Name": k, "Regex": v} for k, v in args.metric] or None,

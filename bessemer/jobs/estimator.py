@@ -71,6 +71,7 @@ class Estimator:
                  distribution: Optional[Mapping[str, Any]] = None,
                  metrics_csv: bool = False,
                  engine: Union[str, Engine] = "local",
+                 cluster_address: Optional[str] = None,
                  **sagemaker_options: Any):
         self.cloud_arguments, renamed = split_sagemaker_options(type(self).__name__, sagemaker_options)
         if "checkpoint_path" in renamed:
@@ -106,7 +107,7 @@ class Estimator:
         self.base_job_name = _check_job_name("base_job_name", base_job_name or self.default_base_job_name,
                                              max_len=_JOB_NAME_MAX - 24)
         self.max_run = _check_max_run(max_run)
-        self.engine = get_engine(engine)
+        self.engine = get_engine(engine, cluster_address)  # engine='ray': None, 'auto' or 'ray://host:port'
         self.engine.check(self.instance_count, self.processes_per_instance)
         self.latest_training_job: Optional[TrainingJob] = None
 
