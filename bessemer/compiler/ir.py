@@ -1,6 +1,7 @@
 """The bessemer IR: a graph of a few tensor primitives.
 
-Every node produces one tensor with a static shape and a dtype. The kinds:
+Every node produces one tensor with a shape and a dtype. Its kind is a `Kind`
+(the one list of kinds); `Group` names the sets of kinds passes ask about:
 
   input      a graph input (a torch tensor with known strides)
   const      a tensor filled with one scalar
@@ -15,11 +16,15 @@ Every node produces one tensor with a static shape and a dtype. The kinds:
   getitem    output `index` of a multi-output extern
   output     the graph's outputs (the last node)
 
-Shapes are static: every dimension is an int. A Graph is the unit each pass
-maps to a new Graph (passes may also rewrite a graph in place and return it).
+A dimension is an int, or a symbolic size (symbolic.Dim) in a graph compiled for
+many shapes. Each kind's attributes are read through the typed accessors of Node
+(`value`, `dims`, `index_map`, ...); verify.ATTRS says which each kind has. A
+Graph is the unit each pass maps to a new Graph (passes may also rewrite a graph
+in place and return it).
 """
 from __future__ import annotations
 
+import enum
 import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
@@ -34,9 +39,38 @@ Shape = tuple[int, ...]
 from .ops import CAST, OPS, REDUCE_OPS  # noqa: E402,F401
 
 
+class Kind(enum.StrEnum):
+    """What a node is. A StrEnum: it prints as its name in formats and dumps."""
+    INPUT = "input"
+    CONST = "const"
+    IOTA = "iota"
+    POINTWISE = "pointwise"
+    VIEW = "view"
+    REINTERPRET = "reinterpret"
+    REDUCE = "reduce"
+    EXTERN = "extern"
+    GETITEM = "getitem"
+    OUTPUT = "output"
+
+
+class Group:
+    """Named sets of kinds."""
+    # own a buffer with strides known at run time (given, or made by ATen)
+    BUFFERS = frozenset({Kind.INPUT, Kind.EXTERN, Kind.GETITEM})
+    # read another node's values or memory through an index map: no data moves
+    VIEWS = frozenset({Kind.VIEW, Kind.REINTERPRET})
+    # a value computed from the index alone
+    GENERATED = frozenset({Kind.CONST, Kind.IOTA})
+    # computed element by element inside a kernel
+    ELEMENTWISE = frozenset({Kind.CONST, Kind.IOTA, Kind.POINTWISE})
+    REDUCTIONS = frozenset({Kind.REDUCE})
+    # what a kernel computes (the rest is memory, views of it, or the output)
+    COMPUTED = ELEMENTWISE | REDUCTIONS
+
+
 @dataclass(eq=False)
 class Node:
-    kind: str
+    kind: Kind
     args: list["Node"]
     shape: Shape
     dtype: torch.dtype
@@ -45,25 +79,81 @@ class Node:
     # For inputs and externs: the strides the tensor has at run time.
     stride: Optional[tuple[int, ...]] = None
 
+    def __post_init__(self):
+        self.kind = Kind(self.kind)   # a string spelling of a kind is accepted, an unknown one is not
+
+    # -- typed access to the attributes of each kind (verify.ATTRS checks them) --------------
     @property
     def op(self) -> Any:
+        """pointwise: an ops.OPS name; reduce: one of ops.REDUCE_OPS."""
         return self.attrs.get("op")
 
-    # typed access to the attributes of the view kinds
+    @property
+    def value(self) -> Any:
+        assert self.kind == Kind.CONST, self
+        return self.attrs["value"]
+
+    @property
+    def iota_dim(self) -> int:
+        assert self.kind == Kind.IOTA, self
+        return self.attrs["dim"]
+
+    @property
+    def iota_start(self) -> Any:
+        assert self.kind == Kind.IOTA, self
+        return self.attrs["start"]
+
+    @property
+    def iota_step(self) -> Any:
+        assert self.kind == Kind.IOTA, self
+        return self.attrs["step"]
+
     @property
     def index_map(self) -> "IndexMap":
-        assert self.kind == "view", self
+        assert self.kind == Kind.VIEW, self
         return self.attrs["map"]
 
     @property
     def view_strides(self) -> tuple:
-        assert self.kind == "reinterpret", self
+        assert self.kind == Kind.REINTERPRET, self
         return self.attrs["strides"]
 
     @property
     def view_offset(self) -> int:
-        assert self.kind == "reinterpret", self
+        assert self.kind == Kind.REINTERPRET, self
         return self.attrs["offset"]
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        """reduce: the reduced dims of args[0], sorted."""
+        assert self.kind == Kind.REDUCE, self
+        return self.attrs["dims"]
+
+    @property
+    def keepdim(self) -> bool:
+        assert self.kind == Kind.REDUCE, self
+        return self.attrs["keepdim"]
+
+    @property
+    def target(self) -> Any:
+        assert self.kind == Kind.EXTERN, self
+        return self.attrs["target"]
+
+    @property
+    def n_outputs(self) -> int:
+        """extern: how many outputs (0: one tensor, read directly rather than by getitem)."""
+        assert self.kind == Kind.EXTERN, self
+        return self.attrs["n_outputs"]
+
+    @property
+    def index(self) -> int:
+        assert self.kind == Kind.GETITEM, self
+        return self.attrs["index"]
+
+    @property
+    def outs(self) -> list:
+        assert self.kind == Kind.OUTPUT, self
+        return self.attrs["outs"]
 
     def numel(self) -> int:
         n = 1
@@ -85,18 +175,18 @@ class Graph:
     # -- building -------------------------------------------------------------
     def add(self, node: Node) -> Node:
         if not node.name:
-            node.name = f"{_PREFIX.get(node.kind, 'v')}{next(self._names)}"
+            node.name = f"{_PREFIX[node.kind]}{next(self._names)}"
         self.nodes.append(node)
         return node
 
     def input(self, shape: Shape, dtype: torch.dtype, stride: tuple[int, ...], name: str = "") -> Node:
-        return self.add(Node("input", [], tuple(shape), dtype, {}, name, tuple(stride)))
+        return self.add(Node(Kind.INPUT, [], tuple(shape), dtype, {}, name, tuple(stride)))
 
     def const(self, value: Any, shape: Shape, dtype: torch.dtype) -> Node:
-        return self.add(Node("const", [], tuple(shape), dtype, {"value": _py(value, dtype)}))
+        return self.add(Node(Kind.CONST, [], tuple(shape), dtype, {"value": _py(value, dtype)}))
 
     def iota(self, shape: Shape, dtype: torch.dtype, dim: int, start: Any = 0, step: Any = 1) -> Node:
-        return self.add(Node("iota", [], tuple(shape), dtype, {"dim": dim, "start": start, "step": step}))
+        return self.add(Node(Kind.IOTA, [], tuple(shape), dtype, {"dim": dim, "start": start, "step": step}))
 
     def pointwise(self, op: str, args: Sequence[Node], dtype: torch.dtype) -> Node:
         if op not in OPS or OPS[op].arity != len(args):
@@ -105,18 +195,18 @@ class Graph:
         for a in args:
             if a.shape != shape:
                 raise ValueError(f"pointwise {op}: shapes differ {[x.shape for x in args]}")
-        return self.add(Node("pointwise", list(args), shape, dtype, {"op": op}))
+        return self.add(Node(Kind.POINTWISE, list(args), shape, dtype, {"op": op}))
 
     def cast(self, x: Node, dtype: torch.dtype) -> Node:
         if x.dtype == dtype:
             return x
-        return self.add(Node("pointwise", [x], x.shape, dtype, {"op": CAST}))
+        return self.add(Node(Kind.POINTWISE, [x], x.shape, dtype, {"op": CAST}))
 
     def view(self, x: Node, shape: Shape, imap: "IndexMap", what: str) -> Node:
-        return self.add(Node("view", [x], tuple(shape), x.dtype, {"map": imap, "what": what}))
+        return self.add(Node(Kind.VIEW, [x], tuple(shape), x.dtype, {"map": imap, "what": what}))
 
     def reinterpret(self, base: Node, shape: Shape, strides, offset: int, what: str) -> Node:
-        return self.add(Node("reinterpret", [base], tuple(shape), base.dtype,
+        return self.add(Node(Kind.REINTERPRET, [base], tuple(shape), base.dtype,
                              {"strides": tuple(strides), "offset": offset if isinstance(offset, Dim) else int(offset),
                               "what": what}))
 
@@ -124,22 +214,22 @@ class Graph:
         dims = tuple(sorted(d % max(len(x.shape), 1) for d in dims)) if x.shape else ()
         shape = tuple((1 if i in dims else s) for i, s in enumerate(x.shape)) if keepdim else \
             tuple(s for i, s in enumerate(x.shape) if i not in dims)
-        return self.add(Node("reduce", [x], shape, dtype, {"op": op, "dims": dims, "keepdim": keepdim}))
+        return self.add(Node(Kind.REDUCE, [x], shape, dtype, {"op": op, "dims": dims, "keepdim": keepdim}))
 
     def extern(self, target: Callable, args: list, kwargs: dict, shape: Shape, dtype: torch.dtype,
                stride: Optional[tuple[int, ...]], n_outputs: int = 0, out_meta: Any = None) -> Node:
         """An ATen call. `args`/`kwargs` may contain Nodes (at any nesting in lists)."""
         deps = [a for a in _flatten((args, kwargs)) if isinstance(a, Node)]
-        return self.add(Node("extern", deps, tuple(shape), dtype,
+        return self.add(Node(Kind.EXTERN, deps, tuple(shape), dtype,
                              {"target": target, "args": args, "kwargs": kwargs, "n_outputs": n_outputs,
                               "out_meta": out_meta}, stride=stride))
 
     def getitem(self, x: Node, index: int, shape: Shape, dtype: torch.dtype, stride) -> Node:
-        return self.add(Node("getitem", [x], tuple(shape), dtype, {"index": index}, stride=tuple(stride)))
+        return self.add(Node(Kind.GETITEM, [x], tuple(shape), dtype, {"index": index}, stride=tuple(stride)))
 
     def output(self, outs: list) -> Node:
         deps = [o for o in outs if isinstance(o, Node)]
-        return self.add(Node("output", deps, (), torch.float32, {"outs": outs}))
+        return self.add(Node(Kind.OUTPUT, deps, (), torch.float32, {"outs": outs}))
 
     # -- queries --------------------------------------------------------------
     @property
@@ -167,10 +257,10 @@ class Graph:
 
         for n in self.nodes:
             n.args = [res(a) if isinstance(a, Node) else a for a in n.args]
-            if n.kind == "extern":
+            if n.kind == Kind.EXTERN:
                 n.attrs["args"] = _map_nodes(n.attrs["args"], res)
                 n.attrs["kwargs"] = _map_nodes(n.attrs["kwargs"], res)
-            if n.kind == "output":
+            if n.kind == Kind.OUTPUT:
                 n.attrs["outs"] = [res(o) if isinstance(o, Node) else o for o in n.attrs["outs"]]
 
     def format(self) -> str:
@@ -180,37 +270,32 @@ class Graph:
         return "\n".join(lines) + "\n"
 
 
-_PREFIX = {"input": "in", "const": "c", "iota": "iota", "pointwise": "p", "view": "v", "reinterpret": "rv",
-           "reduce": "r", "extern": "ext", "getitem": "g", "output": "out"}
+_PREFIX = {Kind.INPUT: "in", Kind.CONST: "c", Kind.IOTA: "iota", Kind.POINTWISE: "p", Kind.VIEW: "v",
+           Kind.REINTERPRET: "rv", Kind.REDUCE: "r", Kind.EXTERN: "ext", Kind.GETITEM: "g", Kind.OUTPUT: "out"}
 
 
 def format_node(n: Node) -> str:
+    if n.kind == Kind.OUTPUT:
+        return f"return ({_fmt_args(n.outs)})"
     dt = str(n.dtype).replace("torch.", "")
     args = ", ".join(f"%{a.name}" for a in n.args)
-    if n.kind == "pointwise":
-        body = f"{n.op}({args})"
-    elif n.kind == "const":
-        body = f"const({n.attrs['value']!r})"
-    elif n.kind == "iota":
-        body = f"iota(dim={n.attrs['dim']}, start={n.attrs['start']}, step={n.attrs['step']})"
-    elif n.kind == "view":
-        body = f"view.{n.attrs['what']}({args}) {n.index_map}"
-    elif n.kind == "reinterpret":
-        body = f"reinterpret.{n.attrs['what']}({args}) strides={list(n.view_strides)} offset={n.view_offset}"
-    elif n.kind == "reduce":
-        body = f"{n.op}({args}, dims={list(n.attrs['dims'])}, keepdim={n.attrs['keepdim']})"
-    elif n.kind == "extern":
-        body = f"extern {target_name(n.attrs['target'])}({_fmt_args(n.attrs['args'])}" + \
-               (f", {n.attrs['kwargs']}" if n.attrs["kwargs"] else "") + ")"
-    elif n.kind == "getitem":
-        body = f"{args}[{n.attrs['index']}]"
-    elif n.kind == "output":
-        return f"return ({_fmt_args(n.attrs['outs'])})"
-    elif n.kind == "input":
-        body = f"input stride={list(n.stride)}" + (" (constant)" if "constant" in n.attrs else "")
-    else:
-        body = n.kind
-    return f"%{n.name}: {dt}{list(n.shape)} = {body}"
+    return f"%{n.name}: {dt}{list(n.shape)} = {_FORMAT[n.kind](n, args)}"
+
+
+# each kind's body in Graph.format() (and so in every dump and golden test)
+_FORMAT: dict[Kind, Callable[[Node, str], str]] = {
+    Kind.INPUT: lambda n, args: f"input stride={list(n.stride)}" + (" (constant)" if "constant" in n.attrs else ""),
+    Kind.CONST: lambda n, args: f"const({n.value!r})",
+    Kind.IOTA: lambda n, args: f"iota(dim={n.iota_dim}, start={n.iota_start}, step={n.iota_step})",
+    Kind.POINTWISE: lambda n, args: f"{n.op}({args})",
+    Kind.VIEW: lambda n, args: f"view.{n.attrs['what']}({args}) {n.index_map}",
+    Kind.REINTERPRET: lambda n, args: f"reinterpret.{n.attrs['what']}({args}) strides={list(n.view_strides)} "
+                                      f"offset={n.view_offset}",
+    Kind.REDUCE: lambda n, args: f"{n.op}({args}, dims={list(n.dims)}, keepdim={n.keepdim})",
+    Kind.EXTERN: lambda n, args: f"extern {target_name(n.target)}({_fmt_args(n.attrs['args'])}"
+                                 + (f", {n.attrs['kwargs']}" if n.attrs["kwargs"] else "") + ")",
+    Kind.GETITEM: lambda n, args: f"{args}[{n.index}]",
+}
 
 
 def _fmt_args(args) -> str:

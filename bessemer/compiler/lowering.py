@@ -17,7 +17,7 @@ import torch
 import torch.fx
 
 from . import symbolic as symbolic_mod
-from .ir import Graph, Node
+from .ir import Graph, Kind, Node
 from .lowerings import LOWERINGS, op_name
 from .sizes import SYM_TYPES, TENSOR_META, SizeBinding, fx_meta, input_strides
 from .views import Unsupported
@@ -94,8 +94,8 @@ class Lowerer:
 
     def copy(self, x: Node) -> Node:
         """A fresh value equal to x (the fusion pass decides whether it is materialized)."""
-        return self.g.add(Node("pointwise", [x], x.shape, x.dtype, {"op": "cast", "keep": True})) \
-            if x.kind != "pointwise" \
+        return self.g.add(Node(Kind.POINTWISE, [x], x.shape, x.dtype, {"op": "cast", "keep": True})) \
+            if x.kind != Kind.POINTWISE \
             else x
 
     # main loop
@@ -165,18 +165,23 @@ class Lowerer:
             return self.sizes.value(n.meta["val"])
         args = self._arg(n.args)
         kwargs = self._arg(n.kwargs)
+        if _has_complex(n):
+            # complex values (and the dtypes the kernels do not handle) stay in ATen by design:
+            # the op reads or returns one, so it runs as an ATen call and its results go
+            # through the graph as buffers of their own dtype
+            return self.extern(n, args, kwargs, by_design=True)
         fn = LOWERINGS.get(n.target)
-        if fn is not None and not _has_complex(n):
+        if fn is not None:
             try:
                 return fn(self, n, *args, **kwargs)
             except Unsupported as e:
                 log.debug("bessemer: %s runs in ATen: %s", n.target, e)
         return self.extern(n, args, kwargs)
 
-    def extern(self, n: torch.fx.Node, args, kwargs):
+    def extern(self, n: torch.fx.Node, args, kwargs, by_design: bool = False):
         name = op_name(n.target)
         self.externs.append(str(n.target))
-        if name not in EXTERN_BY_DESIGN and str(n.target) not in _reported:
+        if not by_design and name not in EXTERN_BY_DESIGN and str(n.target) not in _reported:
             _reported.add(str(n.target))
             warnings.warn(f"bessemer: {n.target} has no lowering; it runs as an ATen call", stacklevel=2)
         val = self.meta(n)
@@ -223,8 +228,11 @@ def _root(n: Any) -> Optional[str]:
 
 
 def _has_complex(n: torch.fx.Node) -> bool:
-    v = n.meta.get("val")
-    vals = v if isinstance(v, (list, tuple)) else [v]
+    """Whether the op returns or reads a complex tensor (or one of a dtype the kernels do
+    not handle): abs of a complex value is real, but its kernel would read complex data."""
+    vals: list = []
+    for v in (n.meta.get("val"), *(a.meta.get("val") for a in n.all_input_nodes)):
+        vals.extend(v if isinstance(v, (list, tuple)) else [v])
     return any(isinstance(t, torch.Tensor) and (t.is_complex() or t.dtype in _UNSUPPORTED_DTYPES) for t in vals)
 
 

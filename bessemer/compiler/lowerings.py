@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 
 from . import symbolic as symbolic_mod
-from .ir import Graph, Node
+from .ir import Graph, Kind, Node
 from .ops import returns_bool
 from .views import Unsupported, broadcast, contiguous_strides, permute, reshape, select, slice_
 
@@ -376,7 +376,7 @@ def _convert_element_type(L, node, x, dtype):
 def _clone(L, node, x, memory_format=None):
     if memory_format is torch.channels_last and len(x.shape) == 4:
         # an [N, H, W, C] buffer, seen as [N, C, H, W] with channels-last strides
-        return permute(L.g, L.g.add(Node("pointwise", [permute(L.g, x, (0, 2, 3, 1))], (
+        return permute(L.g, L.g.add(Node(Kind.POINTWISE, [permute(L.g, x, (0, 2, 3, 1))], (
             x.shape[0], x.shape[2], x.shape[3], x.shape[1]), x.dtype, {"op": "cast", "keep": True})), (0, 3, 1, 2))
     if memory_format not in (None, torch.preserve_format, torch.contiguous_format):
         raise Unsupported("memory format")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-from .ir import Graph, IndexMap, Node, format_node
+from .ir import Graph, IndexMap, Kind, Node, format_node
 
 
 @dataclass
@@ -86,7 +86,7 @@ class MemoryPlan:
 # ------------------------------------------------------------------------------
 def member_kind(k: Kernel, n: Node) -> str:
     """"reduce" (a reduction), "full" (over the whole domain) or "outer" (per row)."""
-    if n.kind == "reduce":
+    if n.kind == Kind.REDUCE:
         return "reduce"
     if n.shape == k.shape:
         return "full"

@@ -11,12 +11,31 @@ from __future__ import annotations
 import torch
 
 from .symbolic import Dim
-from .ir import Graph, Node
+from .ir import Graph, Group, IndexMap, Kind, Node
 from .ops import OPS, REDUCE_OPS
 from .schedule import Kernel, Schedule, kept_shape, member_kind, outer_map
-from .views import BUFFER_KINDS
 
-KINDS = ("input", "const", "iota", "pointwise", "view", "reinterpret", "reduce", "extern", "getitem", "output")
+_SIZE = (int, Dim)
+_SCALAR = (bool, int, float, Dim)
+# The attributes each kind carries (read through Node's typed accessors), with their types;
+# Optional ones: `constant` (an input's tensor, held by the graph), `keep` (a cast simplify
+# leaves), `roots` (the output's values as the tensors their views are of).
+ATTRS: dict[Kind, dict[str, tuple]] = {
+    Kind.INPUT: {},
+    Kind.CONST: {"value": _SCALAR},
+    Kind.IOTA: {"dim": (int,), "start": _SCALAR, "step": _SCALAR},
+    Kind.POINTWISE: {"op": (str,)},
+    Kind.VIEW: {"map": (IndexMap,), "what": (str,)},
+    Kind.REINTERPRET: {"strides": (tuple,), "offset": _SIZE, "what": (str,)},
+    Kind.REDUCE: {"op": (str,), "dims": (tuple,), "keepdim": (bool,)},
+    Kind.EXTERN: {"target": (object,), "args": (list, tuple), "kwargs": (dict,), "n_outputs": (int,),
+                  "out_meta": (object,)},
+    Kind.GETITEM: {"index": (int,)},
+    Kind.OUTPUT: {"outs": (list,)},
+}
+OPTIONAL_ATTRS: dict[Kind, dict[str, tuple]] = {Kind.INPUT: {"constant": (object,)},
+                                                Kind.POINTWISE: {"keep": (bool,)},
+                                                Kind.OUTPUT: {"roots": (list,)}}
 
 
 class VerifyError(AssertionError):
@@ -30,15 +49,16 @@ def _fail(where: str, n, msg: str):
 def verify_graph(g: Graph, where: str = "graph") -> None:
     seen: set[Node] = set()
     names: set[str] = set()
-    if not g.nodes or g.nodes[-1].kind != "output":
+    if not g.nodes or g.nodes[-1].kind != Kind.OUTPUT:
         raise VerifyError(f"after {where}: the last node is not the output")
     for i, n in enumerate(g.nodes):
-        if n.kind not in KINDS:
-            _fail(where, n, f"unknown kind {n.kind!r}")
+        if not isinstance(n.kind, Kind):
+            _fail(where, n, f"kind {n.kind!r} is not a Kind")
+        _check_attrs(n, where)
         if n.name in names:
             _fail(where, n, "duplicate name")
         names.add(n.name)
-        if n.kind == "output" and i != len(g.nodes) - 1:
+        if n.kind == Kind.OUTPUT and i != len(g.nodes) - 1:
             _fail(where, n, "output node before the end")
         for a in n.args:
             if not isinstance(a, Node) or a not in seen:
@@ -49,12 +69,25 @@ def verify_graph(g: Graph, where: str = "graph") -> None:
         seen.add(n)
 
 
+def _check_attrs(n: Node, where: str) -> None:
+    want, optional = ATTRS[n.kind], OPTIONAL_ATTRS.get(n.kind, {})
+    for key, value in n.attrs.items():
+        types = want.get(key) or optional.get(key)
+        if types is None:
+            _fail(where, n, f"a {n.kind} has no attribute {key!r}")
+        if not isinstance(value, types) and not (value is None and object in types):
+            _fail(where, n, f"attribute {key}={value!r} is not a {' or '.join(t.__name__ for t in types)}")
+    missing = [key for key in want if key not in n.attrs]
+    if missing:
+        _fail(where, n, f"a {n.kind} needs the attributes {missing}")
+
+
 def _check_node(n: Node, where: str) -> None:
     k = n.kind
-    if k == "input" or k == "getitem" or (k == "extern" and not n.attrs.get("n_outputs")):
+    if k in Group.BUFFERS and not (k == Kind.EXTERN and n.n_outputs):
         if n.stride is None or len(n.stride) != len(n.shape):
             _fail(where, n, f"stride {n.stride} does not match rank {len(n.shape)}")
-    if k == "pointwise":
+    if k == Kind.POINTWISE:
         if n.op not in OPS:
             _fail(where, n, f"unknown op {n.op!r}")
         d = OPS[n.op]
@@ -64,10 +97,10 @@ def _check_node(n: Node, where: str) -> None:
             _fail(where, n, f"argument shapes {[a.shape for a in n.args]} differ from {n.shape}")
         if d.result == "bool" and n.dtype != torch.bool:
             _fail(where, n, f"{n.op} must return bool, returns {n.dtype}")
-    elif k == "iota":
-        if not 0 <= n.attrs["dim"] < max(len(n.shape), 1):
-            _fail(where, n, f"iota dim {n.attrs['dim']} out of range")
-    elif k == "view":
+    elif k == Kind.IOTA:
+        if not 0 <= n.iota_dim < max(len(n.shape), 1):
+            _fail(where, n, f"iota dim {n.iota_dim} out of range")
+    elif k == Kind.VIEW:
         x, m = n.args[0], n.index_map
         if m.in_rank != len(x.shape) or m.out_rank != len(n.shape):
             _fail(where, n, f"index map {m} maps rank {m.out_rank}->{m.in_rank}, "
@@ -80,44 +113,44 @@ def _check_node(n: Node, where: str) -> None:
                 hi = m.offset[j] + sum(max(0, c * (n.shape[q] - 1)) for q, c in enumerate(m.coef[j]))
                 if lo < 0 or hi >= max(x.shape[j], 1):
                     _fail(where, n, f"reads dim {j} of {x!r} at {lo}..{hi}, size {x.shape[j]}")
-    elif k == "reinterpret":
+    elif k == Kind.REINTERPRET:
         if len(n.view_strides) != len(n.shape) or n.view_offset < 0:
             _fail(where, n, f"strides {n.view_strides} / offset {n.view_offset} do not fit {n.shape}")
         if n.args[0].dtype != n.dtype:
             _fail(where, n, "a reinterpret changes the dtype")
-    elif k == "reduce":
+    elif k == Kind.REDUCE:
         x = n.args[0]
-        dims = tuple(n.attrs["dims"])
+        dims = n.dims
         if n.op not in REDUCE_OPS:
             _fail(where, n, f"unknown reduction {n.op!r}")
         if list(dims) != sorted(set(dims)) or any(not 0 <= d < len(x.shape) for d in dims):
             _fail(where, n, f"dims {dims} are not sorted dims of rank {len(x.shape)}")
-        if n.shape != kept_shape(x.shape, dims, n.attrs["keepdim"]):
+        if n.shape != kept_shape(x.shape, dims, n.keepdim):
             _fail(where, n, f"shape {n.shape} is not {x.shape} reduced over {dims}")
-    elif k == "getitem":
+    elif k == Kind.GETITEM:
         src = n.args[0]
-        if src.kind != "extern" or not 0 <= n.attrs["index"] < max(src.attrs["n_outputs"], 1):
-            _fail(where, n, f"getitem {n.attrs['index']} of {src!r}")
-    elif k == "output":
-        outs = [o for o in n.attrs["outs"] if isinstance(o, Node)]
+        if src.kind != Kind.EXTERN or not 0 <= n.index < max(src.n_outputs, 1):
+            _fail(where, n, f"getitem {n.index} of {src!r}")
+    elif k == Kind.OUTPUT:
+        outs = [o for o in n.outs if isinstance(o, Node)]
         if outs != n.args:
             _fail(where, n, "outputs and arguments differ")
 
 
 def verify_schedule(s: Schedule, where: str = "fuse") -> None:
     verify_graph(s.graph, where)
-    computed: set[Node] = {n for n in s.graph.nodes if n.kind == "input"}
+    computed: set[Node] = {n for n in s.graph.nodes if n.kind == Kind.INPUT}
     for i, step in enumerate(s.steps):
         if isinstance(step, Kernel):
             _check_kernel(s, step, i, computed, where)
             computed.update(step.members)
         else:
-            if step.kind != "extern":
+            if step.kind != Kind.EXTERN:
                 _fail(where, step, f"a step is a {step.kind}, not a kernel or an extern")
             for a in step.args:
                 _check_available(s, a, computed, where, step)
             computed.add(step)
-            computed.update(n for n in s.graph.nodes if n.kind == "getitem" and n.args[0] is step)
+            computed.update(n for n in s.graph.nodes if n.kind == Kind.GETITEM and n.args[0] is step)
     for n in s.realized:
         if n not in computed:
             _fail(where, n, "realized but no kernel computes it")
@@ -155,7 +188,7 @@ def _check_reads(s: Schedule, n: Node, k: Kernel, computed: set, where: str, use
         if x in seen:
             continue
         seen.add(x)
-        if x.kind in BUFFER_KINDS or x in s.realized or x.kind == "reduce":
+        if x.kind in Group.BUFFERS or x in s.realized or x.kind == Kind.REDUCE:
             if x not in computed and x not in k.members:
                 _fail(where, user, f"reads {x!r} before any step computes it")
             continue
@@ -164,10 +197,10 @@ def _check_reads(s: Schedule, n: Node, k: Kernel, computed: set, where: str, use
 
 def _check_available(s: Schedule, n: Node, computed: set, where: str, user) -> None:
     """A tensor handed to ATen or returned has memory that exists by then."""
-    while n.kind in ("view", "reinterpret") and n not in s.realized:
+    while n.kind in Group.VIEWS and n not in s.realized:
         n = n.args[0]
-    if n.kind in ("const", "iota", "pointwise", "reduce") and n not in s.realized:
+    if n.kind in Group.COMPUTED and n not in s.realized:
         _fail(where, user, f"needs {n!r} as a tensor but it has no buffer")
-    if n.kind != "input" and n not in computed and n.kind not in ("const", "iota"):
+    if n.kind != Kind.INPUT and n not in computed and n.kind not in Group.GENERATED:
         _fail(where, user, f"reads {n!r} before any step computes it")
 

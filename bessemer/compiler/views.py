@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from .ir import Graph, IndexMap, Node
+from .ir import Graph, Group, IndexMap, Kind, Node
 from .symbolic import Dim, is_symbolic
 
 
@@ -46,22 +46,18 @@ def contiguous_strides(shape) -> tuple:
     return tuple(reversed(st))
 
 
-# Node kinds that own a buffer of their own with known strides.
-BUFFER_KINDS = ("input", "extern", "getitem")
-
-
 def layout_of(x: Node, realized=frozenset()):
     """(base buffer node, strides, offset) when x reads memory through views only.
 
     `realized` holds the computed nodes that own a (contiguous) buffer; before
     fusion decides them it is empty."""
-    if x.kind in BUFFER_KINDS:
+    if x.kind in Group.BUFFERS:
         return x, tuple(x.stride), 0
     if x in realized:
         return x, contiguous_strides(x.shape), 0
-    if x.kind == "reinterpret":
+    if x.kind == Kind.REINTERPRET:
         return x.args[0], x.view_strides, x.view_offset
-    if x.kind == "view":
+    if x.kind == Kind.VIEW:
         inner = layout_of(x.args[0], realized)
         if inner is None:
             return None

@@ -6,6 +6,7 @@ import torch
 from torch._C._profiler import _EventType
 
 from bessemer.compiler.capture import make_backend
+from bessemer.compiler.ir import Kind
 from bessemer.config import TrainingCompilerConfig
 
 
@@ -71,7 +72,7 @@ def test_output_written_in_place_over_a_dying_input(tmp_path):
     (cg,) = be.compiled
     assert cg.memory.inplace, cg.memory.format()
     (out, donor), = cg.memory.inplace.items()
-    assert donor.kind == "extern"          # the first matmul's output, dead after the kernel
+    assert donor.kind == Kind.EXTERN       # the first matmul's output, dead after the kernel
     _check_peak(cg, [x, w, w2])
 
 

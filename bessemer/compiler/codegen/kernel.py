@@ -16,9 +16,9 @@ from typing import Any, Optional
 
 import torch
 
-from ..ir import IndexMap, Node
+from ..ir import Group, IndexMap, Kind, Node
 from ..symbolic import Dim, hint
-from ..views import BUFFER_KINDS, layout_of
+from ..views import layout_of
 from ..schedule import Kernel, Schedule, member_kind, normalize_map, outer_map
 
 
@@ -166,19 +166,19 @@ class KernelBuilder:
 
         if (n in self.row_vals or n in self.acc) and self._aligned_row(n, m):
             r = True
-        elif self._is_buffer(n) or n.kind == "reduce":
-            r = n.kind != "reduce" and free_of_inner(
+        elif self._is_buffer(n) or n.kind == Kind.REDUCE:
+            r = n.kind != Kind.REDUCE and free_of_inner(
                 [row for j, row in enumerate(m.coef) if n.shape[j] != 1])
-        elif n.kind == "const":
+        elif n.kind == Kind.CONST:
             r = True
-        elif n.kind == "iota":
+        elif n.kind == Kind.IOTA:
             r = free_of_inner([m.coef[n.attrs["dim"]]])
-        elif n.kind == "view":
+        elif n.kind == Kind.VIEW:
             r = self._invariant(n.args[0], m.compose(n.index_map))
-        elif n.kind == "reinterpret":
+        elif n.kind == Kind.REINTERPRET:
             st, _ = m.map_strides(n.view_strides)
             r = all(st[k] == 0 for k in inner)
-        elif n.kind == "pointwise":
+        elif n.kind == Kind.POINTWISE:
             r = all(self._invariant(a, m) for a in n.args)
         else:
             r = False
@@ -186,7 +186,7 @@ class KernelBuilder:
         return r
 
     def _is_buffer(self, n: Node) -> bool:
-        return n.kind in BUFFER_KINDS or n in self.sched.realized
+        return n.kind in Group.BUFFERS or n in self.sched.realized
 
     def _expr(self, n: Node, m: IndexMap, lines, cache, top) -> str:
         if not top and (n in self.row_vals or n in self.acc) and self._aligned_row(n, m):
@@ -194,20 +194,20 @@ class KernelBuilder:
         if not top and self._is_buffer(n):
             st, off = self.layout(n)
             return self.bind_load(self.load(n, st, off, m, n.dtype), lines)
-        if n.kind == "const":
+        if n.kind == Kind.CONST:
             return self.literal(n.attrs["value"], n.dtype)
-        if n.kind == "iota":
+        if n.kind == Kind.IOTA:
             d = n.attrs["dim"]
             idx = self._lin_token(m.coef[d], m.offset[d])
             return self.iota(n, idx)
-        if n.kind == "view":
+        if n.kind == Kind.VIEW:
             return self.expr(n.args[0], m.compose(n.index_map), lines, cache)
-        if n.kind == "reinterpret":
+        if n.kind == Kind.REINTERPRET:
             base = n.args[0]
             if not self._is_buffer(base):
                 raise CodegenError(f"reinterpret of unrealized {base.name}")
             return self.bind_load(self.load(base, n.view_strides, n.view_offset, m, base.dtype), lines)
-        if n.kind == "pointwise":
+        if n.kind == Kind.POINTWISE:
             args = [self.expr(a, m, lines, cache) for a in n.args]
             code = self.pointwise(n, args)
             if n.dtype in LOW_FLOATS and n.op not in EXACT_IN_LOW:
@@ -220,7 +220,7 @@ class KernelBuilder:
             t = self.new_tmp()
             lines.append(self.declare(t, n.dtype, code))
             return t
-        if n.kind == "reduce":
+        if n.kind == Kind.REDUCE:
             raise CodegenError(f"reduction {n.name} read before it is computed")
         raise CodegenError(f"cannot render {n.kind} {n.name}")
 
@@ -264,7 +264,7 @@ class KernelBuilder:
             for y in x.args:
                 if y is b:
                     return True
-                if y in seen or (y is not a and self._is_buffer(y)) or y.kind == "reduce":
+                if y in seen or (y is not a and self._is_buffer(y)) or y.kind == Kind.REDUCE:
                     continue
                 seen.add(y)
                 stack.append(y)

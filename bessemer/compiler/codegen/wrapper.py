@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import torch
 
-from ..ir import Node
+from ..ir import Kind, Node
 from ..symbolic import Dim
 from ..schedule import Kernel, MemoryPlan, Schedule
 from ..views import layout_of
@@ -83,7 +83,7 @@ class WrapperWriter:
     def write(self) -> str:
         sched, plan = self.sched, self.plan
         g = sched.graph
-        inputs = [n for n in g.nodes if n.kind == "input"]
+        inputs = [n for n in g.nodes if n.kind == Kind.INPUT]
         self.lines = []
         self.emit("def call(args):", 0)
         self.emit(f"# planned peak: {plan.peak_bytes} bytes of buffers allocated here, at step {plan.peak_step}")
@@ -164,7 +164,7 @@ class WrapperWriter:
                 exprs.append(self.tensor_expr(o))
                 continue
             base, st, off = lay
-            if base.kind != "input" and owner.setdefault(base, root) == root:
+            if base.kind != Kind.INPUT and owner.setdefault(base, root) == root:
                 exprs.append(self.tensor_expr(o))
                 continue
             if any(st_ == 0 and n > 1 for st_, n in zip(base.stride or (), base.shape)):
@@ -196,7 +196,7 @@ class WrapperWriter:
         return f"{s.name} = {_layout_call(call, s)}"
 
     def _getitems(self, s: Node):
-        return [n for n in self.sched.graph.nodes if n.kind == "getitem" and n.args[0] is s]
+        return [n for n in self.sched.graph.nodes if n.kind == Kind.GETITEM and n.args[0] is s]
 
 
 # ATen ops whose result is always a new contiguous tensor (their meta functions allocate it

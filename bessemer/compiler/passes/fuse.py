@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from ..ir import Graph, IndexMap, Node
+from ..ir import Graph, Group, IndexMap, Kind, Node
 from ..ops import is_transcendental
 from ..schedule import Kernel, Schedule, Step, member_kind, normalize_map, outer_map
 from ..views import layout_of
@@ -47,19 +47,19 @@ class Fuser:
 
     # -- what needs a buffer ------------------------------------------------------
     def buffer_backed(self, n: Node) -> bool:
-        return n.kind in ("input", "extern", "getitem") or n in self.realized
+        return n.kind in Group.BUFFERS or n in self.realized
 
     def needs_tensor(self, n: Node) -> None:
         """n is handed to ATen or returned: it must be memory (possibly a view)."""
-        if n.kind in ("const", "iota") or n.kind == "pointwise" or n.kind == "reduce":
+        if n.kind in Group.GENERATED or n.kind == Kind.POINTWISE or n.kind == Kind.REDUCE:
             self.realized.add(n)
             return
-        if n.kind == "view" and layout_of(n) is None:
+        if n.kind == Kind.VIEW and layout_of(n) is None:
             # a view of a computed value: realize the viewed value, keep the view
             base = n
-            while base.kind == "view":
+            while base.kind == Kind.VIEW:
                 base = base.args[0]
-            if base.kind == "reinterpret":
+            if base.kind == Kind.REINTERPRET:
                 self.realized.add(base.args[0])
             else:
                 self.needs_tensor(base)
@@ -67,11 +67,11 @@ class Fuser:
     def cost(self, n: Node) -> int:
         if n in self.cost_cache:
             return self.cost_cache[n]
-        if n in self.realized or n.kind in ("input", "extern", "getitem", "reduce"):
+        if n in self.realized or n.kind in (Kind.INPUT, Kind.EXTERN, Kind.GETITEM, Kind.REDUCE):
             c = 1
-        elif n.kind in ("const", "iota"):
+        elif n.kind in Group.GENERATED:
             c = 0
-        elif n.kind == "view":
+        elif n.kind == Kind.VIEW:
             # A broadcast (a per-row value read at every element of its row: the
             # one-hot scale of a cross-entropy gradient, a layer norm's rstd) is
             # computed once per row where the kernel hoists it, so per element it
@@ -79,7 +79,7 @@ class Fuser:
             # tensors (a [tokens, vocabulary] one-hot) to save per-row work.
             base = n.args[0]
             c = 1 if n.numel() > base.numel() else self.cost(base)
-        elif n.kind == "reinterpret":
+        elif n.kind == Kind.REINTERPRET:
             c = 1
         else:
             c = (TRANSCENDENTAL_COST if is_transcendental(n.op) else 1) + sum(self.cost(a) for a in n.args)
@@ -89,19 +89,19 @@ class Fuser:
     def decide_buffers(self) -> None:
         g = self.g
         for n in g.nodes:
-            if n.kind == "extern":
+            if n.kind == Kind.EXTERN:
                 for a in n.args:
                     self.needs_tensor(a)
-            elif n.kind == "output":
+            elif n.kind == Kind.OUTPUT:
                 for a in n.args:
                     self.needs_tensor(a)
-            elif n.kind == "reinterpret":
+            elif n.kind == Kind.REINTERPRET:
                 base = n.args[0]
-                if base.kind not in ("input", "extern", "getitem"):
+                if base.kind not in Group.BUFFERS:
                     self.realized.add(base)
         # multi-use values: recompute cheap ones, store expensive ones
         for n in g.nodes:
-            if n.kind != "pointwise" or n in self.realized:
+            if n.kind != Kind.POINTWISE or n in self.realized:
                 continue
             n_users = len(self._value_users(n))
             if n_users >= 2 and self.cost(n) > REALIZE_COST:
@@ -113,7 +113,7 @@ class Fuser:
         """Users of n's value, looking through index views."""
         out = []
         for u in self.users[n]:
-            if u.kind == "view":
+            if u.kind == Kind.VIEW:
                 out.extend(self._value_users(u))
             else:
                 out.append(u)
@@ -133,21 +133,21 @@ class Fuser:
             if key in seen:
                 return
             seen.add(key)
-            if not top and (n in self.realized or n.kind in ("input", "extern", "getitem", "reduce")):
+            if not top and (n in self.realized or n.kind in (Kind.INPUT, Kind.EXTERN, Kind.GETITEM, Kind.REDUCE)):
                 out.append((n, normalize_map(m, n.shape)))
                 return
-            if n.kind in ("const", "iota"):
+            if n.kind in Group.GENERATED:
                 return
-            if n.kind == "view":
+            if n.kind == Kind.VIEW:
                 walk(n.args[0], m.compose(n.index_map), False)
                 return
-            if n.kind == "reinterpret":
+            if n.kind == Kind.REINTERPRET:
                 out.append((n.args[0], None))
                 return
             for a in n.args:
                 walk(a, m, False)
 
-        if root.kind == "reduce":
+        if root.kind == Kind.REDUCE:
             walk(root.args[0], IndexMap.identity(len(shape)), False)
         else:
             walk(root, IndexMap.identity(len(root.shape)), True)
@@ -155,7 +155,7 @@ class Fuser:
 
     # -- grouping -------------------------------------------------------------------
     def domain(self, n: Node) -> tuple[tuple, tuple]:
-        if n.kind == "reduce":
+        if n.kind == Kind.REDUCE:
             return n.args[0].shape, tuple(n.attrs["dims"])
         return n.shape, ()
 
@@ -165,15 +165,15 @@ class Fuser:
         step_of: dict[Node, int] = {}
         counter = 0
         for n in self.g.nodes:
-            if n.kind in ("input", "output", "getitem"):
-                if n.kind == "getitem":
+            if n.kind in (Kind.INPUT, Kind.OUTPUT, Kind.GETITEM):
+                if n.kind == Kind.GETITEM:
                     step_of[n] = step_of[n.args[0]]
                 continue
-            if n.kind == "extern":
+            if n.kind == Kind.EXTERN:
                 steps.append(n)
                 step_of[n] = len(steps) - 1
                 continue
-            if not (n.kind == "reduce" or n in self.realized):
+            if not (n.kind == Kind.REDUCE or n in self.realized):
                 continue
             shape, red = self.domain(n)
             reads = self.reads(n, shape)
@@ -186,7 +186,7 @@ class Fuser:
                         break
                     continue
                 if self.can_join(k, n, shape, red, reads, step_of, i):
-                    if n.kind == "reduce" and not k.red:
+                    if n.kind == Kind.REDUCE and not k.red:
                         k.red = red
                     k.members.append(n)
                     step_of[n] = i
@@ -212,8 +212,8 @@ class Fuser:
             if not isinstance(s, Kernel):
                 continue
             for m in s.members:
-                for d, mp in self.reads(m, s.shape if m.kind == "reduce" else m.shape):
-                    if d.kind == "reduce" and d not in self.realized:
+                for d, mp in self.reads(m, s.shape if m.kind == Kind.REDUCE else m.shape):
+                    if d.kind == Kind.REDUCE and d not in self.realized:
                         if step_of[d] != i or not self._aligned(s, m, d, mp):
                             self.realized.add(d)
                             ks = steps[step_of[d]]
@@ -235,7 +235,7 @@ class Fuser:
             if not isinstance(s, Kernel):
                 continue
             for m in s.members:
-                for d, mp in self.reads(m, s.shape if m.kind == "reduce" else m.shape):
+                for d, mp in self.reads(m, s.shape if m.kind == Kind.REDUCE else m.shape):
                     readers.setdefault(d, []).append((i, m, mp))
         for n in [n for n in self.g.nodes if n in self.shared]:
             i = step_of.get(n)
@@ -269,10 +269,10 @@ class Fuser:
     def can_join(self, k: Kernel, n: Node, shape, red, reads, step_of, idx) -> bool:
         if shape != k.shape:
             # a per-row value (mean, rstd) joins the reduction kernel of its rows
-            if not (n.kind != "reduce" and k.red and outer_map(k.shape, k.red, n.shape) is not None):
+            if not (n.kind != Kind.REDUCE and k.red and outer_map(k.shape, k.red, n.shape) is not None):
                 return False
         else:
-            if n.kind == "reduce":
+            if n.kind == Kind.REDUCE:
                 if k.red and red != k.red:
                     return False
                 if not k.red:

@@ -29,7 +29,7 @@ from typing import Iterable, Optional
 import torch
 
 from ..symbolic import hint, known_le
-from ..ir import IndexMap, Node
+from ..ir import Group, IndexMap, Kind, Node
 from ..schedule import Kernel, MemoryPlan, Schedule, member_kind, normalize_map
 from ..views import layout_of
 
@@ -40,7 +40,7 @@ SIZE_CLASS = 1.125
 
 def base_of(n: Node, realized=frozenset()) -> Node:
     """The buffer whose memory n reads (n itself when n has its own buffer)."""
-    while n.kind in ("view", "reinterpret") and n not in realized:
+    while n.kind in Group.VIEWS and n not in realized:
         n = n.args[0]
     return n
 
@@ -75,7 +75,7 @@ class _Steps:
                     self.holders[s] = [base_of(a, sched.realized) for a in s.args]
 
     def _getitems(self, s: Node) -> list:
-        return [n for n in self.sched.graph.nodes if n.kind == "getitem" and n.args[0] is s]
+        return [n for n in self.sched.graph.nodes if n.kind == Kind.GETITEM and n.args[0] is s]
 
     def _kernel_reads(self, k: Kernel) -> Iterable[Node]:
         seen = set()
@@ -85,7 +85,7 @@ class _Steps:
             if x in seen:
                 continue
             seen.add(x)
-            if x.kind in ("input", "extern", "getitem") or (x in self.sched.realized and x not in k.members):
+            if x.kind in Group.BUFFERS or (x in self.sched.realized and x not in k.members):
                 yield x
                 continue
             stack.extend(x.args)
@@ -164,7 +164,7 @@ def order_steps(sched: Schedule, info: _Steps) -> list[int]:
             # a heuristic of order (any order is correct): sizes at the compiled shape
             alloc = hint(sum(nbytes(w) for w in _allocations(sched.steps[i], info.writes[i])))
             freed = hint(sum(nbytes(b) for b in info.reads[i] if readers.get(b) == 1 and b not in outs
-                             and b.kind != "const"))
+                             and b.kind != Kind.CONST))
             key = (alloc > freed, i)
             if best_key is None or key < best_key:
                 best, best_key = i, key
@@ -217,19 +217,19 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
         if not ok or (x, m) in seen:
             return
         seen.add((x, m))
-        if not top and (x.kind in ("input", "extern", "getitem") or x in realized):
+        if not top and (x.kind in Group.BUFFERS or x in realized):
             if base_of(x, realized) is d and (x is not d or m is None or tuple(x.shape) != tuple(k.shape)
                                                or normalize_map(m, x.shape) != normalize_map(ident, x.shape)):
                 ok = False
             return
-        if x.kind == "reduce" and not top:      # its value, not memory
+        if x.kind == Kind.REDUCE and not top:      # its value, not memory
             return
-        if x.kind in ("const", "iota"):
+        if x.kind in Group.GENERATED:
             return
-        if x.kind == "view":
+        if x.kind == Kind.VIEW:
             walk(x.args[0], None if m is None else m.compose(x.index_map), False)
             return
-        if x.kind == "reinterpret":
+        if x.kind == Kind.REINTERPRET:
             if base_of(x.args[0], realized) is d:
                 # d read with other strides: elementwise only as d's contiguous memory in the
                 # domain's own order (a reshape of it), at the domain index
@@ -243,7 +243,7 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
             walk(a, m, False)
 
     for mbr in k.members:
-        if mbr.kind == "reduce":
+        if mbr.kind == Kind.REDUCE:
             walk(mbr.args[0], ident, False)
         elif member_kind(k, mbr) == "full":
             walk(mbr, ident, True)
@@ -285,7 +285,7 @@ def plan_memory(sched: Schedule, donated: frozenset = frozenset()) -> MemoryPlan
     for b in outs:
         last_use[b] = end
     for n in g.nodes:
-        if n.kind == "input":
+        if n.kind == Kind.INPUT:
             last_use.setdefault(n, -1)
 
     free_after: dict[int, list] = {}
@@ -298,10 +298,10 @@ def plan_memory(sched: Schedule, donated: frozenset = frozenset()) -> MemoryPlan
         outputs of single-output externs that alias nothing."""
         if b in outs:
             return False
-        if b in sched.realized or (b.kind == "input" and b.name in donated):
+        if b in sched.realized or (b.kind == Kind.INPUT and b.name in donated):
             return True
-        return b.kind == "extern" and not _aliases_input(b) and not b.attrs.get("n_outputs") \
-            and b.kind != "getitem"
+        return b.kind == Kind.EXTERN and not _aliases_input(b) and not b.attrs.get("n_outputs") \
+            and b.kind != Kind.GETITEM
 
     inplace: dict[Node, Node] = {}
     for i, s in enumerate(sched.steps):
@@ -379,7 +379,7 @@ def _simulate(sched: Schedule, info: _Steps, free_after: dict, reuse: dict, inpl
         for w in _allocations(s, info.writes[i]):
             src = inplace.get(w) or reuse.get(w)
             a = alloc_of.get(src) if src is not None else None
-            if a is None and src is not None and src.kind == "input":
+            if a is None and src is not None and src.kind == Kind.INPUT:
                 a = alloc_of[src] = src
                 holders[a], size[a] = 1, 0
             if a is None:

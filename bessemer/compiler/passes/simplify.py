@@ -12,7 +12,7 @@ from typing import Callable, Optional
 import torch
 
 from ..symbolic import Dim
-from ..ir import Graph, Node
+from ..ir import Graph, Group, Kind, Node
 from ..ops import OPS
 
 # ------------------------------------------------------------------------------
@@ -25,7 +25,7 @@ _EFFECTFUL_NAMES = ("bernoulli", "rand", "randn", "randint", "native_dropout", "
 
 
 def has_effect(n: Node) -> bool:
-    if n.kind != "extern":
+    if n.kind != Kind.EXTERN:
         return False
     t = n.attrs["target"]
     name = getattr(t, "__name__", "") or str(t)
@@ -38,7 +38,7 @@ def has_effect(n: Node) -> bool:
 
 def dce(g: Graph) -> Graph:
     live: set[Node] = set()
-    stack = [n for n in g.nodes if n.kind == "output" or has_effect(n)]
+    stack = [n for n in g.nodes if n.kind == Kind.OUTPUT or has_effect(n)]
     while stack:
         n = stack.pop()
         if n in live:
@@ -53,8 +53,8 @@ def dce(g: Graph) -> Graph:
 # cse: two nodes with the same kind, args and attributes are one node.
 # ------------------------------------------------------------------------------
 def _key(n: Node):
-    if n.kind in ("input", "output", "extern", "getitem"):
-        if n.kind == "getitem":
+    if n.kind in (Kind.INPUT, Kind.OUTPUT, Kind.EXTERN, Kind.GETITEM):
+        if n.kind == Kind.GETITEM:
             return ("getitem", n.args[0], n.attrs["index"])
         return None
     attrs = tuple(sorted((k, _hashable(v)) for k, v in n.attrs.items()))
@@ -75,7 +75,7 @@ def cse(g: Graph) -> Graph:
     out = []
     for n in g.nodes:
         n.args = [mapping.get(a, a) for a in n.args]
-        if mapping and n.kind in ("extern", "output"):
+        if mapping and n.kind in (Kind.EXTERN, Kind.OUTPUT):
             g.replace_uses(mapping)
         k = _key(n)
         if k is not None and k in seen:
@@ -93,7 +93,7 @@ def cse(g: Graph) -> Graph:
 # constant folding and algebraic simplification: one rule table
 # ------------------------------------------------------------------------------
 def _const_value(n: Node):
-    return n.attrs["value"] if n.kind == "const" else None
+    return n.attrs["value"] if n.kind == Kind.CONST else None
 
 
 def _is_const(n: Node, v) -> bool:
@@ -106,7 +106,7 @@ def _is_const(n: Node, v) -> bool:
 
 def _fold(g: Graph, n: Node) -> Optional[Node]:
     """op(const, const, ...) -> const, computed with torch in the node's dtype."""
-    if n.kind != "pointwise" or not n.args or not all(a.kind == "const" for a in n.args):
+    if n.kind != Kind.POINTWISE or not n.args or not all(a.kind == Kind.CONST for a in n.args):
         return None
     if any(isinstance(a.attrs["value"], Dim) for a in n.args):
         return None   # a size known at run time only
@@ -123,7 +123,7 @@ def _fold(g: Graph, n: Node) -> Optional[Node]:
             return None
     except Exception:
         return None
-    return g.add(Node("const", [], n.shape, n.dtype, {"value": _scalar(r.to(n.dtype))}, ""))
+    return g.add(Node(Kind.CONST, [], n.shape, n.dtype, {"value": _scalar(r.to(n.dtype))}, ""))
 
 
 def _scalar(t: torch.Tensor):
@@ -151,22 +151,22 @@ RULES: list[tuple[str, str, Callable[[Graph, Node], Optional[Node]]]] = [
      (_same(n, n.args[1]) if n.op == "mul" and _is_const(n.args[0], 1) else None)),
     ("div-1", "x / 1 -> x", lambda g, n: _same(n, n.args[0]) if n.op == "div" and _is_const(n.args[1], 1) else None),
     ("pow-1", "x ** 1 -> x", lambda g, n: _same(n, n.args[0]) if n.op == "pow" and _is_const(n.args[1], 1) else None),
-    ("pow-2", "x ** 2 -> x * x", lambda g, n: g.add(Node("pointwise", [n.args[0], n.args[0]], n.shape, n.dtype,
+    ("pow-2", "x ** 2 -> x * x", lambda g, n: g.add(Node(Kind.POINTWISE, [n.args[0], n.args[0]], n.shape, n.dtype,
                                                          {"op": "mul"})) if n.op == "pow" and
      _is_const(n.args[1], 2) and n.dtype.is_floating_point else None),
     ("pow-3", "x ** 3 -> (x * x) * x", lambda g, n: _pow3(g, n) if n.op == "pow" and _is_const(n.args[1], 3)
      and n.dtype.is_floating_point else None),
-    ("pow-neg1", "x ** -1 -> 1 / x", lambda g, n: g.add(Node("pointwise", [n.args[0]], n.shape, n.dtype,
+    ("pow-neg1", "x ** -1 -> 1 / x", lambda g, n: g.add(Node(Kind.POINTWISE, [n.args[0]], n.shape, n.dtype,
                                                          {"op": "reciprocal"})) if n.op == "pow" and
      _is_const(n.args[1], -1) and n.dtype.is_floating_point else None),
-    ("pow-0.5", "x ** 0.5 -> sqrt(x)", lambda g, n: g.add(Node("pointwise", [n.args[0]], n.shape, n.dtype,
+    ("pow-0.5", "x ** 0.5 -> sqrt(x)", lambda g, n: g.add(Node(Kind.POINTWISE, [n.args[0]], n.shape, n.dtype,
                                                                {"op": "sqrt"})) if n.op == "pow" and
      _is_const(n.args[1], 0.5) and n.dtype.is_floating_point else None),
-    ("neg-neg", "-(-x) -> x", lambda g, n: n.args[0].args[0] if n.op == "neg" and n.args[0].kind == "pointwise"
+    ("neg-neg", "-(-x) -> x", lambda g, n: n.args[0].args[0] if n.op == "neg" and n.args[0].kind == Kind.POINTWISE
      and n.args[0].op == "neg" else None),
     ("where-const", "where(True, a, b) -> a", lambda g, n: (_same(n, n.args[1]) if n.args[0].attrs["value"] else
                                                           _same(n, n.args[2]))
-     if n.op == "where" and n.args[0].kind == "const" else None),
+     if n.op == "where" and n.args[0].kind == Kind.CONST else None),
     ("where-same", "where(c, a, a) -> a", lambda g, n: _same(n, n.args[1]) if n.op == "where" and
      n.args[1] is n.args[2] else None),
 ]
@@ -174,8 +174,8 @@ RULES: list[tuple[str, str, Callable[[Graph, Node], Optional[Node]]]] = [
 
 def _pow3(g: Graph, n: Node) -> Node:
     x = n.args[0]
-    sq = g.add(Node("pointwise", [x, x], n.shape, n.dtype, {"op": "mul"}))
-    return g.add(Node("pointwise", [sq, x], n.shape, n.dtype, {"op": "mul"}))
+    sq = g.add(Node(Kind.POINTWISE, [x, x], n.shape, n.dtype, {"op": "mul"}))
+    return g.add(Node(Kind.POINTWISE, [sq, x], n.shape, n.dtype, {"op": "mul"}))
 
 
 def simplify(g: Graph) -> Graph:
@@ -188,7 +188,7 @@ def simplify(g: Graph) -> Graph:
             n.args = [_resolve(mapping, a) for a in n.args]
             g_nodes_before = len(g.nodes)
             repl = None
-            if n.kind == "pointwise":
+            if n.kind == Kind.POINTWISE:
                 for _name, _doc, rule in RULES:
                     repl = rule(g, n)
                     if repl is not None and repl is not n:
@@ -235,25 +235,25 @@ def fold_views(g: Graph) -> Graph:
     mapping: dict[Node, Node] = {}
     for n in g.nodes:
         n.args = [_resolve(mapping, a) for a in n.args]
-        if n.kind not in ("view", "reinterpret"):
+        if n.kind not in Group.VIEWS:
             continue
         x = n.args[0]
-        if x.kind == "const":
-            n.kind, n.args, n.attrs = "const", [], {"value": x.attrs["value"]}
-        elif n.kind == "reinterpret":
-            if x.kind == "reinterpret" and _dense(x.shape, x.view_strides):
+        if x.kind == Kind.CONST:
+            n.kind, n.args, n.attrs = Kind.CONST, [], {"value": x.attrs["value"]}
+        elif n.kind == Kind.REINTERPRET:
+            if x.kind == Kind.REINTERPRET and _dense(x.shape, x.view_strides):
                 n.args = [x.args[0]]
                 n.attrs = {"strides": n.view_strides, "offset": x.view_offset + n.view_offset,
                            "what": f"{x.attrs['what']}+{n.attrs['what']}"}
             continue
         elif n.index_map.is_identity() and x.shape == n.shape:
             mapping[n] = x
-        elif x.kind == "view":
+        elif x.kind == Kind.VIEW:
             n.args = [x.args[0]]
             n.attrs = {"map": n.index_map.compose(x.index_map), "what": f"{x.attrs['what']}+{n.attrs['what']}"}
-        elif x.kind == "reinterpret":
+        elif x.kind == Kind.REINTERPRET:
             st, off = n.index_map.map_strides(x.view_strides, x.view_offset)
-            n.kind, n.args = "reinterpret", [x.args[0]]
+            n.kind, n.args = Kind.REINTERPRET, [x.args[0]]
             n.attrs = {"strides": st, "offset": off, "what": f"{x.attrs['what']}+{n.attrs['what']}"}
     g.replace_uses(mapping)
     return dce(g)
