@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
                 formatter_class=argparse.RawDescriptionHelpFormatter,
                 epilog="With no models: the core benchmark (mlp and gpt2, scale small, all modes).")
     p.add_argument("models", nargs="*", metavar="MODEL",
-                   help="zoo models to run ('all' for the whole zoo; see --list)")
+                   help="zoo models to run ('all' for the tested models, 'small' for the small custom models; see --list)")
     p.add_argument("--scale", default="small", help=f"model size: {', '.join(zoo.SCALES)} (default small)")
     p.add_argument("--modes", default=",".join(runner.MODES),
                    help=f"comma-separated modes among {', '.join(runner.MODES)} (default: all)")
@@ -194,11 +194,13 @@ def main(argv: Optional[list[str]] = None) -> int:
 def _common(args, default_models, known: list[str]) -> tuple[list[str], list[str], str]:
     """The models, the modes (eager first) and the device, checked."""
     models = list(args.models) or list(default_models)
-    if "all" in models:
-        models = known
+    # `all`: the tested models; `small`: the small custom models (zoo/small.py)
+    expand = {"all": [m for m in known if zoo.spec(m).group == "tested"],
+              "small": [m for m in known if zoo.spec(m).group == "small"]}
+    models = [n for m in models for n in expand.get(m, [m])]
     for m in models:
         if m not in known:
-            raise UsageError(f"unknown model {m!r}; the zoo has: {', '.join(known)} (or 'all')")
+            raise UsageError(f"unknown model {m!r}; the zoo has: {', '.join(known)} (or 'all', 'small')")
     models = list(dict.fromkeys(models))
     if args.scale not in zoo.SCALES:
         raise UsageError(f"unknown scale {args.scale!r}; scales are: {', '.join(zoo.SCALES)}")

@@ -249,7 +249,8 @@ def markdown(results: dict, title: str = "Benchmark results") -> str:
            + f"; torch {v.get('torch')}, transformers {v.get('transformers')}, bessemer {v.get('bessemer')}. "
            f"Scale `{plan.get('scale')}`, {plan.get('dtype')}, device {plan.get('device')}, "
            f"{plan.get('warmup')} warm-up and {plan.get('steps')} measured steps, AdamW "
-           f"(lr {meta.get('learning_rate')}), seed {plan.get('seed')}. "
+           f"(lr {meta.get('learning_rate')}; the small custom models: SGD with momentum and "
+           f"clip_grad_norm_, as zoo/small.py's TRAINING says), seed {plan.get('seed')}. "
            f"Matmul peak: {_gflops(meta.get('matmul_peak', {}))}.", ""]
     g = geomean_speedups(results)
     if g:

@@ -47,6 +47,14 @@ DISTINCT_BATCHES = 4
 OVERHEAD_PASSES = 3
 
 
+def make_optimizer(training, model: torch.nn.Module) -> torch.optim.Optimizer:
+    """The optimizer of a zoo model's training recipe (registry.ModelSpec.training)."""
+    lr = training.get("lr", LEARNING_RATE)
+    if training["optimizer"] == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=lr, momentum=training.get("momentum", 0.0))
+    return torch.optim.AdamW(model.parameters(), lr=lr)
+
+
 # -- the modes: each one's own documented set-up, from (model, optimizer) to the optimizer-step callable
 def setup_eager(model: torch.nn.Module, opt: torch.optim.Optimizer) -> Callable[[], None]:
     """Plain PyTorch: the model as it is and torch's default AdamW."""
@@ -133,7 +141,9 @@ def _run(job: dict, stage: _Stage) -> dict:
     w = zoo.build(job["model"], job["scale"], job.get("batch"), job.get("seq"), job.get("image"),
                   seed=job["seed"], device=device)
     model = w.model
-    opt = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
+    training = zoo.spec(job["model"]).training
+    opt = make_optimizer(training, model)
+    clip = training.get("max_grad_norm")
     total_steps = 1 + job["warmup"] + job["steps"] if phase == "run" else 3
     batches = [w.make_batch(i) for i in range(min(total_steps, DISTINCT_BATCHES))]
 
@@ -148,8 +158,17 @@ def _run(job: dict, stage: _Stage) -> dict:
     def train_step(i: int) -> torch.Tensor:
         opt.zero_grad(set_to_none=True)
         loss = forward_backward(batches[i % len(batches)])
+        if clip is not None:
+            clip_step()
         opt_step()
         return loss.detach()
+
+    # clip_grad_norm_ between backward and the update, where the model's recipe asks for it:
+    # compiled with the optimizer step under Inductor, eager otherwise
+    params = list(model.parameters())
+    clip_step = (lambda: torch.nn.utils.clip_grad_norm_(params, clip)) if clip is not None else None
+    if clip is not None and mode == "inductor":
+        clip_step = torch.compile(clip_step)
 
     # The same eager forward and backward in every phase and mode, before the mode is
     # set up: it counts the model's FLOPs and warms the runtime up alike for all.

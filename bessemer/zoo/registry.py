@@ -46,6 +46,12 @@ class ModelSpec:
     max_seq(arch)                           -> the longest sequence the architecture takes (or None)
     min_image(arch)                         -> the smallest image side it takes (or None)
     image_multiple(arch)                    -> the image side must be a multiple of this
+    group                                   -> "tested" (the published architectures and the
+                                               MLP, CNN and UNet: `bench all`) or "small" (the
+                                               small custom models: `bench small`)
+    training                                -> how the bench trains it: {"optimizer": "adamw"} or
+                                               {"optimizer": "sgd", "momentum": m, "max_grad_norm": c}
+                                               (with "lr" overriding the bench's)
     """
 
     name: str
@@ -58,6 +64,8 @@ class ModelSpec:
     max_seq: Optional[Callable[[Mapping[str, Any]], Optional[int]]] = None
     min_image: Optional[Callable[[Mapping[str, Any]], int]] = None
     image_multiple: Optional[Callable[[Mapping[str, Any]], int]] = None
+    group: str = "tested"
+    training: Mapping[str, Any] = field(default_factory=lambda: {"optimizer": "adamw"})
 
 
 @dataclass
@@ -107,10 +115,15 @@ def register(spec: ModelSpec) -> ModelSpec:
     return spec
 
 
-def names() -> list[str]:
-    """Every zoo model, in registration order."""
+GROUPS = ("tested", "small")
+
+
+def names(group: Optional[str] = None) -> list[str]:
+    """Every zoo model (or those of `group`), in registration order."""
     _load()
-    return list(_REGISTRY)
+    if group is not None and group not in GROUPS:
+        raise ZooError(f"unknown group {group!r}; groups are: {', '.join(GROUPS)}")
+    return [n for n, s in _REGISTRY.items() if group is None or s.group == group]
 
 
 def spec(name: str) -> ModelSpec:
@@ -182,4 +195,4 @@ def _load() -> None:
     if _loaded:
         return
     _loaded = True
-    from . import basic, text, vision  # noqa: F401
+    from . import basic, text, vision, small  # noqa: F401

@@ -17,8 +17,13 @@ PUBLISHED_M = {
 }
 
 
+SMALL = ["rope-decoder", "small-unet", "topk-moe", "bn-cnn", "dropout-mlp"]
+
+
 def test_the_zoo_has_every_tested_model():
-    assert set(ALL) == set(PUBLISHED_M) | {"mlp", "cnn", "unet"}
+    assert set(zoo.names("tested")) == set(PUBLISHED_M) | {"mlp", "cnn", "unet"}
+    assert zoo.names("small") == SMALL
+    assert set(ALL) == set(zoo.names("tested")) | set(SMALL)
 
 
 @pytest.mark.parametrize("name", ALL)
