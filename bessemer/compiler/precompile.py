@@ -44,13 +44,13 @@ import time
 import types
 from pathlib import Path
 from typing import Any, Callable, Optional
-from unittest import mock
 
 import torch
 from torch._dynamo.aot_compile_types import SerializableCallable
 
 from ..fsutil import PRIVATE_FILE_MODE, atomic_write_bytes, private_dir
 from . import direct, graph_cache
+from . import frame_guards as frame_guards_mod
 
 log = logging.getLogger("bessemer")
 
@@ -207,22 +207,30 @@ def frame_key(fn: Callable, args: tuple, kwargs: dict, config) -> str:
 
 # -- what is stored ------------------------------------------------------------------------------
 
-def _storable_guards(fn: Callable) -> Callable:
-    """Dynamo's guard filter: the guards that can be written down and read back in another
-    process. Guards on globals, object identities, closures and the traced frame's free
-    variables are dropped; the key stands in for them."""
-    from torch._dynamo.guards import CheckFunctionManager
-    unsupported = set(CheckFunctionManager.UNSUPPORTED_SERIALIZATION_GUARD_TYPES)
-    free = set(traced_function(fn).__code__.co_freevars)
+class _Filter:
+    """Dynamo's guard filter: which guards torch writes down with the frame. Those it cannot
+    (identity guards: UNSUPPORTED_SERIALIZATION_GUARD_TYPES) and those on the traced
+    function's free variables (a decorator's `func`, which torch reads back as missing) are
+    kept aside for frame_guards to record and check; every other guard, globals' included,
+    is stored and checked by torch."""
 
-    def root(name: str) -> str:
+    def __init__(self, fn: Callable):
+        from torch._dynamo.guards import CheckFunctionManager
+        self.unsupported = set(CheckFunctionManager.UNSUPPORTED_SERIALIZATION_GUARD_TYPES)
+        self.free = set(traced_function(fn).__code__.co_freevars)
+        self.aside: list = []
+        self.entries: list = []
+
+    def _root(self, name: str) -> str:
         m = re.match(r"L\['([^']+)'\]", name)
-        return m.group(1) if m else re.split(r"[.\[(]", name, maxsplit=1)[0]
+        return m.group(1) if m else ""
 
-    def keep(entries) -> list[bool]:
-        return [not (g.is_global or unsupported.intersection((g.guard_type, *g.derived_guard_types))
-                     or root(g.name) in free) for g in entries]
-    return keep
+    def __call__(self, entries) -> list[bool]:
+        keep = [not (self.unsupported.intersection((g.guard_type, *g.derived_guard_types))
+                     or self._root(g.orig_guard.name) in self.free) for g in entries]
+        self.entries = list(entries)
+        self.aside = [g for g, k in zip(entries, keep) if not k]
+        return keep
 
 
 def _external(fn: Callable) -> dict[str, Any]:
@@ -281,7 +289,8 @@ def _storing_backend(backend: Callable) -> Callable:
 
 
 def capture(fn: Callable, args: tuple, kwargs: dict, backend: Callable, config):
-    """fn traced and compiled as one whole graph, ready to store (AOTCompiledFunction)."""
+    """fn traced and compiled as one whole graph, ready to store: (AOTCompiledFunction, the
+    guard filter that saw its guards)."""
     if torch._dynamo.config.caching_precompile:
         raise Unstorable("TORCH_CACHING_PRECOMPILE is set")
     from torch._dynamo import trace_rules
@@ -289,24 +298,46 @@ def capture(fn: Callable, args: tuple, kwargs: dict, backend: Callable, config):
         # Dynamo traces a function of torch's own (the forward of a container such as
         # Sequential) through a wrapper frame, whose guards on the module cannot be read back
         raise Unstorable(f"the forward ({traced_function(fn).__qualname__}) is torch's own")
-    from torch._dynamo.package import SourceInfo
+    guard_filter = _Filter(fn)
     opt = torch.compile(fn, backend=_storing_backend(backend), fullgraph=True, dynamic=config.dynamic,
-                        options={"guard_filter_fn": _storable_guards(fn)})
-    # torch notes the source of every function the trace went through, once per inlined call
-    # (1,700 calls, 2 s for a T5): once per function is enough
-    seen: set = set()
-    add_code = SourceInfo.add_code
-
-    def add_once(info, code: types.CodeType) -> None:
-        if code not in seen:
-            seen.add(code)
-            add_code(info, code)
-
-    with mock.patch.object(SourceInfo, "add_code", add_once):
-        return opt.aot_compile((args, kwargs))
+                        options={"guard_filter_fn": guard_filter})
+    return opt.aot_compile((args, kwargs)), guard_filter
 
 
-def serialize(aot, fn: Callable) -> bytes:
+def _aliases(names, f: types.FunctionType) -> dict[str, str]:
+    """The globals among `names` that Dynamo installed under names of its own (a module
+    imported as `__import_torch_dot_nn`, the builtins' dict), as what a later process
+    imports for them."""
+    out = {}
+    for ref in sorted(names):
+        v = f.__globals__.get(ref, _MISSING)
+        if not ref.startswith("__"):
+            continue
+        if isinstance(v, types.ModuleType):
+            out[ref] = v.__name__
+        elif v is builtins.__dict__:
+            out[ref] = "builtins.__dict__"
+    return out
+
+
+def _import_alias(target: str) -> Any:
+    return builtins.__dict__ if target == "builtins.__dict__" else importlib.import_module(target)
+
+
+def frame_guards(aot, fn: Callable, guard_filter: "_Filter") -> dict:
+    """The guards torch does not store (frame_guards.record) and the globals every guard reads,
+    as stored beside the frame. Raises Unstorable."""
+    f = traced_function(fn)
+    try:
+        guards = frame_guards_mod.record(guard_filter.aside, getattr(fn, "__self__", None), guard_filter.free)
+    except frame_guards_mod.Unguardable as e:
+        raise Unstorable(f"a guard cannot be checked in another process ({e})") from None
+    roots = frame_guards_mod.global_roots(guard_filter.entries)
+    return {"guards": guards, "roots": sorted(roots), "aliases": _aliases(roots, f),
+            "code": frame_guards_mod.code_digest(f.__code__)}
+
+
+def serialize(aot, fn: Callable, guard_filter: "_Filter") -> bytes:
     code = aot._artifacts.original_code
     f = traced_function(fn)
     if not _same_code(code, f.__code__):
@@ -325,27 +356,64 @@ def serialize(aot, fn: Callable) -> bytes:
                 modules[ref] = v.__name__
         elif v is _MISSING or ref.startswith("___"):
             raise Unstorable(f"the frame refers to {ref}, which a later process cannot rebuild")
+    guards = frame_guards(aot, fn, guard_filter)
     from torch._dynamo.aot_compile import AOTCompiledFunction
     blob = AOTCompiledFunction.serialize(aot, _external(fn)).serialized_data
     sources = sorted((s.module, s.firstlineno, s.lastlineno, s.checksum)
                      for s in aot._artifacts.source_info.inlined_sources)
-    return pickle.dumps({"modules": modules, "sources": sources, "frame": blob})
+    return pickle.dumps({"modules": modules, "sources": sources, "frame": blob, **guards})
 
 
 _MISSING = object()
 
 
-def deserialize(content: bytes, fn: Callable, be):
+def bind_guards(state: dict, fn: Callable, args: tuple, kwargs: dict):
+    """The stored frame's own guards (frame_guards.FrameGuards) bound to this call, or
+    Unstorable naming the first that does not hold."""
+    f = traced_function(fn)
+    if frame_guards_mod.code_digest(f.__code__) != state["code"]:
+        raise Unstorable("the forward's code changed since it was stored")
+    aliases = {k: _import_alias(v) for k, v in state["aliases"].items()}
+    guards = frame_guards_mod.FrameGuards(state["guards"], state["roots"], f, getattr(fn, "__self__", None),
+                                          aliases)
+    owner = getattr(fn, "__self__", None)
+    full = ((owner,) if owner is not None else ()) + tuple(args)
+    failed = guards.bind(_Locals(f, full, kwargs))
+    if failed:
+        raise Unstorable(f"a guard does not hold: {failed}")
+    return guards
+
+
+def _Locals(f: types.FunctionType, full: tuple, kwargs: dict) -> dict:
+    """The frame's locals as Dynamo names them: its free variables and its bound arguments."""
+    out = {}
+    for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:
+            pass
+    bound = inspect.signature(f).bind(*full, **kwargs)
+    out.update(bound.arguments)
+    return out
+
+
+def deserialize(content: bytes, fn: Callable, be, args: tuple = (), kwargs: Optional[dict] = None):
+    """(the loaded AOTCompiledFunction, its FrameGuards). Every check that can refuse the entry
+    runs before anything of it is loaded."""
     from torch._dynamo.aot_compile import AOTCompiledFunction
     state = pickle.loads(content)
-    # checked before anything is loaded: a refused entry loads no graph
     stale = _changed_sources(state["sources"])
     if stale:
         raise Unstorable(f"its source changed since it was stored ({stale})")
+    guards = bind_guards(state, fn, args, kwargs or {})
     g = dict(traced_function(fn).__globals__)
     g.update({name: importlib.import_module(mod) for name, mod in state["modules"].items()})
     with graph_cache.active(be):
-        return AOTCompiledFunction.deserialize(state["frame"], f_globals=g, external_closure_data=_external(fn))
+        frame = AOTCompiledFunction.deserialize(state["frame"], f_globals=g, external_closure_data=_external(fn))
+    failed = guards.finish(frame.fn.__globals__)
+    if failed:
+        raise Unstorable(f"a guard does not hold: {failed}")
+    return frame, guards
 
 
 def _changed_sources(sources: list) -> Optional[str]:
@@ -404,6 +472,7 @@ class StoredForward:
     def __init__(self, forward: Callable, compiled: Callable, backend: Callable, config):
         self.forward, self.compiled, self.backend, self.config = forward, compiled, backend, config
         self.frame = None           # the loaded AOTCompiledFunction
+        self.guards = None          # its guards torch does not keep (frame_guards.FrameGuards)
         self.first = True
         self.hooks: tuple = ()
         owner = getattr(forward, "__self__", None)
@@ -420,7 +489,8 @@ class StoredForward:
         if frame is not None and _global_hooks() == self.hooks and not torch.compiler.is_compiling():
             full = (*self.self_args, *args)
             try:
-                ok = frame.guard_check(*full, **kwargs)
+                ok = (self.guards.check(self.guards.locals(frame, full, kwargs))
+                      and frame.guard_check(*full, **kwargs))
             except TypeError:    # arguments the forward does not take: its own error, below
                 ok = False
             if ok:
@@ -445,8 +515,12 @@ class StoredForward:
         if content is not None:
             started = time.perf_counter()
             try:
-                self.frame = deserialize(content, self.forward, self.backend.bessemer)
+                full = (*self.self_args, *args)
+                self.frame, self.guards = deserialize(content, self.forward, self.backend.bessemer, args, kwargs)
+                if not self.frame.guard_check(*full, **kwargs):
+                    raise Unstorable("its stored guards refuse the first call")
             except Exception as e:  # noqa: BLE001 - any entry that cannot serve is traced afresh
+                self.frame = self.guards = None
                 stats["refused"] += 1
                 log.info("bessemer: stored frame %s not used (%s: %s)", path.name, type(e).__name__, e)
                 _remove(path)
@@ -455,8 +529,12 @@ class StoredForward:
                 stats["load_seconds"] += time.perf_counter() - started
                 return
         try:
-            aot = capture(self.forward, args, kwargs, self.backend, self.config)
-            content = serialize(aot, self.forward)
+            aot, guard_filter = capture(self.forward, args, kwargs, self.backend, self.config)
+            content = serialize(aot, self.forward, guard_filter)
+            state = pickle.loads(content)
+            guards = bind_guards(state, self.forward, args, kwargs)
+            if guards.finish(aot.fn.__globals__) is not None:
+                raise Unstorable("the captured frame's globals are not the forward's")
         except Exception as e:  # noqa: BLE001 - graph breaks and the like: Dynamo's ordinary path
             stats["uncaptured"] += 1
             reason = " ".join(f"{type(e).__name__}: {e}".split())[:300]
@@ -472,7 +550,7 @@ class StoredForward:
             return
         _write(path, content)
         stats["saved"] += 1
-        self.frame = aot
+        self.frame, self.guards = aot, guards
 
 
     def _large_children(self, e: Exception) -> list[str]:

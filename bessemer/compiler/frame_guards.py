@@ -1,0 +1,292 @@
+"""The guards of a stored frame that torch cannot write down, checked by bessemer.
+
+Dynamo's guard serialization (`CheckFunctionManager.serialize_guards`) refuses the
+guards that compare an object's identity (ID_MATCH and the guards built on it:
+FUNCTION_MATCH, CLASS_MATCH, MODULE_MATCH, BUILTIN_MATCH, CLOSURE_MATCH,
+NN_MODULE) and cannot rebuild guards on the traced function's free variables (a
+decorator's `func`). A stored frame must still be used only where every one of
+them holds, so each is kept here as the guard's source expression (as Dynamo
+writes it: `L['self'].act`, `G['MODE']`, `L['func'].__defaults__`) and a
+description of its value that means the same thing in another process:
+
+    a module               its name (sys.modules[name] is the value)
+    a class, a function    module and qualified name resolving to the value itself,
+                           plus the bytecode's digest for a Python function
+    an enum member         its class (by name) and its member name
+    a submodule            its path in the module the forward is called on
+    a function made at run time (a closure)
+                           module, qualified name, bytecode digest, defaults and the
+                           description of every closure cell
+    a plain value          its type and repr (None, bool, int, float, str, dtype, a
+                           tuple of those)
+
+A guard on a value none of these describes (a tensor in a global, an object of
+another kind) makes the forward unstorable: Dynamo's ordinary path is taken, which
+guards it in process. Of the guard kinds, identity (`is`), code identity
+(CLOSURE_MATCH compares `__code__`), TYPE_MATCH, the length guards and the
+constant guards are checked; any other kind on such a source makes the forward
+unstorable too.
+
+The first call of a loaded frame evaluates every expression and compares the
+descriptions; where all agree, the objects found are bound and every later call
+checks them as Dynamo's guards do (`is` for an identity, `==` for a constant),
+through one generated function. The same function checks that every global the
+frame's guards read is still the object it was at load: the frame runs with a
+copy of the module's globals (torch builds its function so), and a global
+rebound since must send the call to Dynamo's path, as a Dynamo guard would.
+"""
+from __future__ import annotations
+
+import collections
+import enum
+import hashlib
+import importlib
+import re
+import sys
+import types
+from typing import Any, Callable, Mapping, Optional
+
+import torch
+
+# guard kinds that compare identity, or are built on a comparison of identity
+_IDENTITY = {"ID_MATCH", "FUNCTION_MATCH", "CLASS_MATCH", "MODULE_MATCH", "BUILTIN_MATCH", "NN_MODULE",
+             "DUPLICATE_INPUT"}
+_CONSTANT = {"CONSTANT_MATCH", "EQUALS_MATCH", "BOOL_MATCH", "NONE_MATCH"}
+_LENGTH = {"SEQUENCE_LENGTH", "LENGTH_CHECK", "DICT_LENGTH"}
+_PLAIN = (bool, int, float, str, bytes, type(None), torch.dtype, torch.device)
+
+
+class Unguardable(Exception):
+    """A guard bessemer cannot check in another process (the message says which)."""
+
+
+def code_digest(code: types.CodeType) -> str:
+    """The bytecode, its plain constants, nested code and names: equal where the code is."""
+    h = hashlib.sha256()
+    h.update(code.co_code)
+    h.update(repr([c for c in code.co_consts if isinstance(c, _PLAIN)]).encode())
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            h.update(code_digest(c).encode())
+    h.update(repr((code.co_name, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars)).encode())
+    return h.hexdigest()[:32]
+
+
+def _resolve(module: str, qualname: str, load: bool) -> Any:
+    mod = importlib.import_module(module) if load else sys.modules.get(module)
+    obj: Any = mod
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _by_name(v: Any, load: bool = False) -> Optional[tuple[str, str]]:
+    """(module, name) under which v itself can be found again, or None."""
+    module = getattr(v, "__module__", None)
+    if not isinstance(module, str):
+        return None
+    for name in (getattr(v, "__qualname__", None), getattr(v, "__name__", None)):
+        if not isinstance(name, str) or "<" in name:
+            continue
+        try:
+            if _resolve(module, name, load) is v:
+                return module, name
+        except Exception:  # noqa: BLE001 - not reachable under this name
+            continue
+    return None
+
+
+def _submodule_path(owner: Any, v: Any) -> Optional[str]:
+    if not isinstance(owner, torch.nn.Module):
+        return None
+    for name, m in owner.named_modules(remove_duplicate=False):
+        if m is v:
+            return name
+    return None
+
+
+def describe(v: Any, owner: Any, where: str, depth: int = 0) -> tuple:
+    """What v is, in terms that mean the same in another process (see the module docstring)."""
+    if isinstance(v, _PLAIN):
+        return ("const", type(v).__qualname__, repr(v))
+    if isinstance(v, (tuple, list)) and len(v) <= 64 and depth < 3:
+        return (type(v).__name__, tuple(describe(x, owner, where, depth + 1) for x in v))
+    if isinstance(v, types.ModuleType):
+        if sys.modules.get(v.__name__) is not v:
+            raise Unguardable(f"{where}: module {v.__name__} is not the one imported under its name")
+        return ("module", v.__name__)
+    if isinstance(v, enum.Enum):
+        return ("enum", describe(type(v), owner, where, depth + 1), v.name)
+    if isinstance(v, torch.nn.Module):
+        path = _submodule_path(owner, v)
+        if path is None:
+            raise Unguardable(f"{where}: a module outside the one compiled ({type(v).__qualname__})")
+        return ("submodule", path)
+    named = _by_name(v)
+    if named is not None:
+        code = getattr(v, "__code__", None)
+        return ("named", *named, code_digest(code) if isinstance(code, types.CodeType) else "")
+    if isinstance(v, types.FunctionType) and depth < 3:
+        cells = []
+        for cell in v.__closure__ or ():
+            try:
+                cells.append(describe(cell.cell_contents, owner, where, depth + 1))
+            except ValueError:   # an empty cell
+                cells.append(("empty",))
+        return ("function", v.__module__, v.__qualname__, code_digest(v.__code__),
+                describe(v.__defaults__, owner, where, depth + 1),
+                describe(sorted((v.__kwdefaults__ or {}).items()), owner, where, depth + 1), tuple(cells))
+    raise Unguardable(f"{where}: a {type(v).__qualname__} cannot be named in another process")
+
+
+def _root(name: str) -> tuple[str, str]:
+    """('L' or 'G', the name) of the variable a guard's source expression starts from."""
+    m = re.search(r"\b([LG])\['([^']+)'\]", name)
+    if m is None:
+        raise Unguardable(f"{name}: a source bessemer cannot evaluate")
+    return m.group(1), m.group(2)
+
+
+def _kinds(entry) -> list[str]:
+    kinds = []
+    for t in dict.fromkeys((entry.guard_type, *entry.derived_guard_types)):
+        if t in _IDENTITY:
+            kinds.append("is")
+        elif t == "CLOSURE_MATCH":
+            kinds.append("code" if isinstance(entry.value, types.FunctionType) else "is")
+        elif t == "TYPE_MATCH":
+            kinds.append("type")
+        elif t in _LENGTH:
+            kinds.append("len")
+        elif t in _CONSTANT:
+            kinds.append("eq")
+        else:
+            raise Unguardable(f"{entry.orig_guard.name}: a {t} guard")
+    return kinds
+
+
+def _expected(kind: str, v: Any, owner: Any, where: str) -> Any:
+    if kind == "is":
+        return describe(v, owner, where)
+    if kind == "code":
+        if not isinstance(v, types.FunctionType):
+            return ("not a function",)
+        return ("code", v.__module__, v.__qualname__, code_digest(v.__code__))
+    if kind == "type":
+        return describe(type(v), owner, where)
+    if kind == "len":
+        return len(v)
+    if not isinstance(v, _PLAIN):
+        raise Unguardable(f"{where}: a constant guard on a {type(v).__qualname__}")
+    return describe(v, owner, where)
+
+
+def record(entries: list, owner: Any, free: set[str]) -> list[tuple[str, str, Any]]:
+    """The guards of `entries` (Dynamo's filter entries, those it will not store) as
+    (expression, kind, description) at capture. Raises Unguardable."""
+    out = []
+    for e in entries:
+        name = e.orig_guard.name
+        if not e.has_value:
+            raise Unguardable(f"{name}: a {e.guard_type} guard on a value that cannot be read")
+        for kind in _kinds(e):
+            out.append((name, kind, _expected(kind, e.value, owner, name)))
+    return list(dict.fromkeys(out))
+
+
+def global_roots(entries: list) -> set[str]:
+    """The globals (G['x']) every guard entry reads."""
+    roots = set()
+    for e in entries:
+        for m in re.finditer(r"\bG\['([^']+)'\]", e.orig_guard.name):
+            roots.add(m.group(1))
+    return roots
+
+
+def _closure_vars() -> dict:
+    from torch._dynamo.guards import _get_closure_vars
+    return dict(_get_closure_vars())
+
+
+class FrameGuards:
+    """The recorded guards of one stored frame, bound to this process's objects at the first
+    call (`bind`), then checked at every call (`__call__`)."""
+
+    def __init__(self, guards: list, roots: list[str], fn: types.FunctionType, owner: Any,
+                 aliases: Mapping[str, Any]):
+        self.guards, self.fn, self.owner = guards, fn, owner
+        self.live = fn.__globals__
+        # the names Dynamo installs in the frame's globals (modules imported under an alias)
+        self.globals = collections.ChainMap(self.live, dict(aliases))
+        self.roots = [r for r in roots if r in self.live]
+        self.needs_args = any(_root(g[0]) == ("L", n) for g in guards
+                              for n in fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]
+                              if n != "self")
+        self.check: Optional[Callable[..., bool]] = None
+
+    def locals(self, frame, args: tuple, kwargs: dict) -> dict:
+        """The frame's locals for the check: the forward's own closure as it is now (not the
+        cells the frame was loaded with) and, where a guard reads one, its bound arguments."""
+        f_locals = frame.prepare_f_locals(*args, **kwargs) if self.needs_args else {}
+        for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ()):
+            try:
+                f_locals[name] = cell.cell_contents
+            except ValueError:
+                f_locals.pop(name, None)
+        if self.owner is not None:
+            f_locals["self"] = self.owner
+        return f_locals
+
+    def bind(self, f_locals: dict) -> Optional[str]:
+        """Compare every guard with this process's objects; return None where all hold (the
+        objects found are kept for `finish`), else the first guard that does not."""
+        scope = _closure_vars()
+        scope.update(L=f_locals, G=self.globals)
+        parts, bound = [], {}
+        for i, (expr, kind, want) in enumerate(self.guards):
+            try:
+                v = eval(expr, scope)   # noqa: S307 - Dynamo's own source expression, from our own file
+                got = _expected(kind, v, self.owner, expr)
+            except Exception as e:  # noqa: BLE001 - a source that cannot be read: the guard fails
+                return f"{expr} ({type(e).__name__})"
+            if got != want:
+                return f"{expr} ({kind})"
+            o = f"___b{i}"
+            if kind == "is":
+                bound[o] = v
+                parts.append(f"({expr}) is {o}")
+            elif kind == "code":
+                bound[o] = v.__code__
+                parts.append(f"({expr}).__code__ is {o}")
+            elif kind == "type":
+                bound[o] = type(v)
+                parts.append(f"type({expr}) is {o}")
+            elif kind == "len":
+                parts.append(f"len({expr}) == {len(v)}")
+            else:
+                bound[o], bound[o + "t"] = v, type(v)
+                parts.append(f"type({expr}) is {o}t and ({expr}) == {o}")
+        self._parts, self._bound = parts, bound
+        return None
+
+    def finish(self, snapshot: Mapping[str, Any]) -> Optional[str]:
+        """Build the per-call check, given the globals the frame runs with (`snapshot`): each
+        global a guard reads must stay the object it is in both."""
+        parts, bound = list(self._parts), dict(self._bound)
+        for j, name in enumerate(self.roots):
+            if name not in snapshot:
+                continue
+            if self.live.get(name) is not snapshot[name]:
+                return f"G['{name}'] (rebound)"
+            o = f"___g{j}"
+            bound[o] = snapshot[name]
+            parts.append(f"___live.get({name!r}) is {o}")
+        scope = _closure_vars()
+        scope.update(bound, ___live=self.live)
+        body = " and ".join(parts) or "True"
+        src = (f"def ___check(L, G):\n    try:\n        return bool({body})\n"
+               f"    except Exception:\n        return False\n")
+        exec(compile(src, "<bessemer frame guards>", "exec"), scope)   # noqa: S102 - generated above
+        check, g = scope["___check"], self.globals
+        self.check = lambda f_locals: check(f_locals, g)
+        return None
