@@ -34,8 +34,11 @@ from .errors import JobFailedError, JobStoppedError
 from .job import TrainingJob
 from .layout import JobDir, copy_source, link_channels
 from .metrics import validate_definitions
-from .sagemaker_args import cloud_note, split_sagemaker_options
-from .store import FAILED, JobRecord, JobStore
+from .analytics import TrainingJobAnalytics
+from .sagemaker_args import check_instance_type, cloud_note, split_sagemaker_options
+from .staging import IN_PROCESS_PROTOCOLS, channel_source, check_bucket, check_input, filesystem, is_url, \
+    job_output_url, protocol, stage_in
+from .store import FAILED, JobNameTaken, JobRecord, JobStore, UnknownJob
 
 __all__ = ["Estimator", "PyTorch", "HuggingFace", "TrainingJob", "JobFailedError", "JobStoppedError"]
 
@@ -70,10 +73,15 @@ class Estimator:
                  max_retries: int = 0,
                  distribution: Optional[Mapping[str, Any]] = None,
                  metrics_csv: bool = False,
+                 allow_cpu: bool = False,
                  engine: Union[str, Engine] = "local",
                  cluster_address: Optional[str] = None,
                  **sagemaker_options: Any):
         self.cloud_arguments, renamed = split_sagemaker_options(type(self).__name__, sagemaker_options)
+        self.instance_type = sagemaker_options.get("instance_type")
+        self.instance_note = check_instance_type(self.instance_type, allow_cpu)
+        if self.instance_type in ("local", "local_gpu"):  # SageMaker local mode's names: understood here
+            self.cloud_arguments = [a for a in self.cloud_arguments if a != "instance_type"]
         if "checkpoint_path" in renamed:
             if checkpoint_path is not None:
                 raise ValueError("checkpoint_s3_uri and checkpoint_path name the same thing: give one")
@@ -83,7 +91,7 @@ class Estimator:
                 raise ValueError("max_retry_attempts and max_retries name the same thing: give one")
             max_retries = renamed["max_retries"]
         self.source_dir, self.entry_point = _check_entry_point(entry_point, source_dir)
-        self.hyperparameters = _check_hyperparameters(hyperparameters)
+        self.hyperparameters = Hyperparameters(_check_hyperparameters(hyperparameters))
         autobatch.check(self.hyperparameters)  # batch_size="auto" and its companions
         self.instance_count = _check_count("instance_count", instance_count)
         if processes_per_instance is not None:
@@ -103,7 +111,7 @@ class Estimator:
                              f"defaults), got {type(compiler_config).__name__}")
         self.compiler_config = compiler_config
         self.metric_definitions = [d.to_dict() for d in validate_definitions(metric_definitions)]
-        self.output_path = _check_output_path(output_path)
+        self.output_path, self.output_url = _check_output_path(output_path)
         self.base_job_name = _check_job_name("base_job_name", base_job_name or self.default_base_job_name,
                                              max_len=_JOB_NAME_MAX - 24)
         self.max_run = _check_max_run(max_run)
@@ -120,16 +128,20 @@ class Estimator:
         Ctrl-C stops the job. Without `wait`, return once the job has started."""
         channels = _check_inputs(inputs)
         stream_logs = _check_logs(logs)
-        if not wait and in_process_only(self.checkpoint_path):
-            raise ValueError(f"checkpoint_path {self.checkpoint_path!r} lives in this process's memory, and a "
-                             "job started with wait=False runs in another process: use a folder or a "
-                             "remote URL, or fit(wait=True)")
+        for field, url in (("checkpoint_path", self.checkpoint_path), ("output_path", self.output_url)):
+            if not wait and (in_process_only(url) or (is_url(url or "") and protocol(url) in IN_PROCESS_PROTOCOLS)):
+                raise ValueError(f"{field} {url!r} lives in this process's memory, and a job started with "
+                                 "wait=False runs in another process: use a folder or a remote URL, or "
+                                 "fit(wait=True)")
+            if url and is_url(url):
+                check_bucket(field, url)  # a missing bucket is one error now, before anything starts
         if job_name is not None:
             _check_job_name("job_name", job_name)
+            _refuse_taken(self.output_path, job_name)  # before a batch search, which takes a while
         # batch_size="auto": the search runs now, before a job exists (its bad input starts none)
         chosen = autobatch.resolve(self.hyperparameters, self.entry_point,
                                    str(self.source_dir) if self.source_dir else None, self.compiler_config,
-                                   self.environment)
+                                   self.environment, self.framework)
         store = JobStore(self.output_path)
         record = self._record(channels)
         if chosen:
@@ -152,7 +164,7 @@ class Estimator:
         else:
             self.engine.submit(spec)
 
-    def _record(self, channels: Mapping[str, Path]) -> JobRecord:
+    def _record(self, channels: Mapping[str, Union[Path, str]]) -> JobRecord:
         return JobRecord(
             name="", framework=self.framework, engine=self.engine.name,
             entry_point=self.entry_point, source_dir=str(self.source_dir) if self.source_dir else None,
@@ -162,7 +174,7 @@ class Estimator:
             max_run=self.max_run, creation_time=time.time(), checkpoint_path=self.checkpoint_path,
             max_retries=self.max_retries)
 
-    def _prepare(self, name: str, channels: Mapping[str, Path],
+    def _prepare(self, name: str, channels: Mapping[str, Union[Path, str]],
                  chosen: Optional[autobatch.Chosen] = None) -> JobSpec:
         """Make the job's folder and describe what the engine must run."""
         store = JobStore(self.output_path)
@@ -170,7 +182,11 @@ class Estimator:
         store.update(name, job_dir=str(job.root), log_path=str(job.log))
         entry = (self.source_dir / self.entry_point) if self.source_dir else Path(self.entry_point)
         copy_source(self.source_dir, entry.resolve(), job.code, exclude=(self.output_path,))
-        link_channels(job, channels)
+        link_channels(job, {k: v for k, v in channels.items() if isinstance(v, Path)})
+        staged = []
+        for channel, url in sorted((k, v) for k, v in channels.items() if isinstance(v, str)):
+            n = stage_in(url, job.channel(channel))
+            staged.append(f"bessemer: channel {channel}: {n} file{'' if n == 1 else 's'} staged in from {url}")
         job_config, compiler_env = compiler_environment(self.compiler_config, str(job.compiler_debug))
         store.update(name, compiler_config=job_config.to_dict())
         if job_config.debug:
@@ -183,11 +199,11 @@ class Estimator:
             environment={**self.environment, **compiler_env},
             startup_hooks=job_config.enabled, max_run=self.max_run,
             metric_definitions=self.metric_definitions,
-            banner=self._banner(name, job_config) + (chosen.banner if chosen else []),
+            banner=self._banner(name, job_config) + staged + (chosen.banner if chosen else []),
             source_dir=str(self.source_dir or Path(self.entry_point).parent),
             distributed=self.distributed, checkpoint_path=self.checkpoint_path,
             max_retries=self.max_retries, metrics_csv=self.metrics_csv,
-            compiler_enabled=job_config.enabled)
+            compiler_enabled=job_config.enabled, output_url=self.output_url)
         spec.save(job.spec_file)
         return spec
 
@@ -205,6 +221,10 @@ class Estimator:
                          f"{self.processes_per_instance} process(es)")
         if self.checkpoint_path:
             lines.append(f"bessemer: checkpoints kept at {self.checkpoint_path}")
+        if self.output_url:
+            lines.append(f"bessemer: outputs go to {job_output_url(self.output_url, name)}/ at the end "
+                         f"(the job's folder and record stay in {self.output_path})")
+        lines += self.instance_note
         if self.max_retries:
             lines.append(f"bessemer: a failed attempt is restarted up to {self.max_retries} time(s)")
         return lines + cloud_note(self.cloud_arguments)
@@ -227,7 +247,7 @@ class Estimator:
                   if k in {f.name for f in dataclasses.fields(TrainingCompilerConfig)}}
         est.source_dir = Path(rec.source_dir) if rec.source_dir else None
         est.entry_point = rec.entry_point
-        est.hyperparameters = dict(rec.hyperparameters)
+        est.hyperparameters = Hyperparameters(rec.hyperparameters)
         est.instance_count = rec.instance_count
         est.processes_per_instance = rec.processes_per_instance
         est.distributed = bool(spec.get("distributed", False))
@@ -237,6 +257,8 @@ class Estimator:
         est.compiler_config = TrainingCompilerConfig.from_dict({**config, "debug_dir": None})
         est.metric_definitions = list(spec.get("metric_definitions", []))
         est.output_path = job.output_path
+        est.output_url = spec.get("output_url")
+        est.instance_type, est.instance_note = None, []
         est.base_job_name = _base_of(training_job_name)
         est.max_run = rec.max_run
         est.checkpoint_path = rec.checkpoint_path
@@ -255,8 +277,24 @@ class Estimator:
 
     @property
     def model_data(self) -> str:
-        """Path of the latest job's model artifact, `<output_path>/<job>/output/model.tar.gz`."""
-        return self._latest().model_data
+        """The latest job's model artifact: `<output_path>/<job>/output/model.tar.gz` (a URL
+        when output_path is one)."""
+        job = self._latest()
+        if self.output_url:
+            return f"{job_output_url(self.output_url, job.name)}/model.tar.gz"
+        return job.model_data
+
+    @property
+    def training_job_analytics(self) -> TrainingJobAnalytics:
+        """The latest job's metrics; `.dataframe()` is a table of them, as SageMaker's."""
+        job = self._latest()
+        return TrainingJobAnalytics(job.name, output_path=job.output_path)
+
+    def set_hyperparameters(self, **hyperparameters: Any) -> None:
+        """Add or replace hyperparameters, as SageMaker's set_hyperparameters does."""
+        merged = _check_hyperparameters({**self.hyperparameters, **hyperparameters})
+        autobatch.check(merged)
+        self.hyperparameters = Hyperparameters(merged)
 
     def describe(self) -> dict[str, Any]:
         """The latest job's record (SageMaker's DescribeTrainingJob fields, plus bessemer's)."""
@@ -294,7 +332,23 @@ class HuggingFace(Estimator):
     default_base_job_name = "huggingface-training"
 
 
+class Hyperparameters(dict):
+    """The estimator's hyperparameters: a dict, and, called as SageMaker's
+    `hyperparameters()` method is, a copy of it."""
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self)
+
+
 # -- validation ------------------------------------------------------------------------
+def _refuse_taken(output_path: Path, name: str) -> None:
+    try:
+        JobStore(output_path, create=False).get(name)
+    except (UnknownJob, ValueError):
+        return
+    raise JobNameTaken(f"job_name {name!r} is already taken in {output_path}")
+
+
 def _check_entry_point(entry_point: Any, source_dir: Any) -> tuple[Optional[Path], str]:
     """(source_dir resolved or None, entry point: relative to source_dir, or a path)."""
     if not isinstance(entry_point, (str, os.PathLike)) or not os.fspath(entry_point):
@@ -401,15 +455,21 @@ def _check_environment(env: Any) -> dict[str, str]:
     return dict(env)
 
 
-def _check_output_path(path: Any) -> Path:
+# Where the jobs' folders and records go when output_path is a URL (the outputs go there).
+LOCAL_RUNS = "runs"
+
+
+def _check_output_path(path: Any) -> tuple[Path, Optional[str]]:
+    """(the local folder of the jobs and their records, the URL outputs are uploaded to or None)."""
     if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
-        raise ValueError(f"output_path must be a local folder path, got {path!r}")
+        raise ValueError(f"output_path must be a folder or a URL (s3://..., gs://..., file://...), got {path!r}")
     text = os.fspath(path)
     if text.startswith("file://"):
         text = text[len("file://"):]
     elif "://" in text:
-        raise ValueError(f"output_path must be a local folder (or file://...), got {text!r}")
-    return Path(text).resolve()
+        filesystem("output_path", text)  # its file system must load (s3:// needs bessemer[s3])
+        return Path(LOCAL_RUNS).resolve(), text
+    return Path(text).resolve(), None
 
 
 def _check_job_name(field: str, name: Any, max_len: int = _JOB_NAME_MAX) -> str:
@@ -428,25 +488,27 @@ def _check_max_run(max_run: Any) -> Optional[float]:
     return max_run
 
 
-def _check_inputs(inputs: Any) -> dict[str, Path]:
+def _check_inputs(inputs: Any) -> dict[str, Union[Path, str]]:
+    """{channel: local path (linked into the job) or URL (staged in)}; a URL is checked to
+    exist, its bucket too."""
     if inputs is None:
         return {}
-    if isinstance(inputs, (str, os.PathLike)):
+    if isinstance(inputs, (str, os.PathLike)) or hasattr(inputs, "config"):
         inputs = {"training": inputs}
     if not isinstance(inputs, Mapping):
         raise ValueError(f"inputs must be a path or a dict of channel name to path, got {type(inputs).__name__}")
-    channels: dict[str, Path] = {}
+    channels: dict[str, Union[Path, str]] = {}
     for name, path in inputs.items():
         if not isinstance(name, str) or not _CHANNEL_NAME.match(name):
             raise ValueError(f"inputs: channel name {name!r} must be letters, digits, '.', '_' or '-' "
                              "(starting with a letter or digit), at most 64 characters")
-        if not isinstance(path, (str, os.PathLike)):
-            raise ValueError(f"inputs[{name!r}] must be a local path, got {path!r}")
-        text = os.fspath(path)
+        text = os.fspath(channel_source(name, path))
         if text.startswith("file://"):
             text = text[len("file://"):]
         elif "://" in text:
-            raise ValueError(f"inputs[{name!r}] must be a local path (or file://...), got {text!r}")
+            check_input(f"inputs[{name!r}]", text)
+            channels[name] = text
+            continue
         p = Path(text).resolve()
         if not p.exists():
             raise ValueError(f"inputs[{name!r}]: {text!r} does not exist")

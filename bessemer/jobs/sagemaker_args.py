@@ -4,7 +4,7 @@ Each one is in exactly one of three places, so none is silently ignored:
 
     CLOUD     describes cloud resources (an IAM role, an instance type, a VPC): it means
               nothing on this machine, is accepted so estimator code carries over, and
-              the job's log names it
+              the job's log names it (instance_type is also checked: check_instance_type)
     RENAMED   bessemer has the same thing under its own name (checkpoint_s3_uri ->
               checkpoint_path)
     REFUSED   asks for something bessemer cannot do: ValueError, one line saying what to
@@ -15,7 +15,7 @@ An argument in none of them is a TypeError, as for any Python function.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Optional
 
 CLOUD = frozenset({
     "role", "instance_type", "sagemaker_session", "subnets", "security_group_ids", "tags",
@@ -93,6 +93,43 @@ def split_sagemaker_options(cls_name: str, options: Mapping[str, Any]) -> tuple[
     cloud = sorted(n for n in options if n in CLOUD or n in REFUSED)
     renamed = {RENAMED[n]: v for n, v in options.items() if n in RENAMED}
     return cloud, renamed
+
+
+# SageMaker local mode's instance types, and the prefixes of SageMaker's GPU instance types
+# (ml.p3.2xlarge, ml.g5.xlarge, ...).
+LOCAL_INSTANCE_TYPES = ("local", "local_gpu")
+GPU_INSTANCE_PREFIXES = ("ml.p", "ml.g")
+
+
+def wants_gpu(instance_type: Any) -> bool:
+    return isinstance(instance_type, str) and (instance_type == "local_gpu"
+                                               or instance_type.startswith(GPU_INSTANCE_PREFIXES))
+
+
+def check_instance_type(instance_type: Any, allow_cpu: bool, gpus: Optional[int] = None) -> list[str]:
+    """The job's log lines for `instance_type`; ValueError (one line) when it asks for a GPU
+    this machine does not have, unless `allow_cpu`."""
+    if not isinstance(allow_cpu, bool):
+        raise ValueError(f"allow_cpu must be True or False, got {allow_cpu!r}")
+    if instance_type is None:
+        return []
+    if not isinstance(instance_type, str) or not (instance_type in LOCAL_INSTANCE_TYPES
+                                                  or instance_type.startswith("ml.")):
+        raise ValueError(f"instance_type must be 'local', 'local_gpu' or a SageMaker type ('ml.m5.xlarge', "
+                         f"'ml.p3.2xlarge', ...), got {instance_type!r}")
+    if not wants_gpu(instance_type):
+        return []
+    if gpus is None:
+        import torch
+        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if gpus:
+        return [f"bessemer: instance_type {instance_type}: training on this machine's GPU(s) ({gpus})"]
+    if not allow_cpu:
+        raise ValueError(f"instance_type {instance_type!r} asks for a GPU and this machine has none "
+                         "(torch.cuda.is_available() is False): pass allow_cpu=True to train on "
+                         "the CPU, or instance_type='local'")
+    return [f"bessemer: instance_type {instance_type} asks for a GPU; this machine has none: training on the "
+            "CPU (allow_cpu=True)"]
 
 
 def cloud_note(names: list[str]) -> list[str]:

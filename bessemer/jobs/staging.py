@@ -122,7 +122,10 @@ def job_output_url(output_url: str, job_name: str) -> str:
 def upload(files: Mapping[str, Path], url: str) -> dict[str, str]:
     """Copy each {name: local file} to `url`/name; returns {name: URL}."""
     fs, root = filesystem("output_path", url)
-    fs.makedirs(root, exist_ok=True)
+    if protocol(url) in BUCKET_PROTOCOLS:
+        check_bucket("output_path", url)  # never made here: s3fs's makedirs would create the bucket
+    else:
+        fs.makedirs(root, exist_ok=True)
     out = {}
     for name, local in files.items():
         remote = posixpath.join(root, name)

@@ -102,7 +102,7 @@ def test_distributions_that_cannot_run(src, distribution, match):
 
 
 def test_cloud_only_arguments_are_accepted_and_named_in_the_log(src):
-    e = est(src, role="arn:aws:iam::1:role/x", instance_type="ml.p3.2xlarge", framework_version="2.0",
+    e = est(src, role="arn:aws:iam::1:role/x", instance_type="ml.m5.xlarge", framework_version="2.0",
             py_version="py310", use_spot_instances=False, disable_profiler=True)
     e.fit(logs=False)
     log = open(e.latest_training_job.log_path).read()
