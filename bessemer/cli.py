@@ -80,13 +80,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _prog(argv: Sequence[str]) -> str:
+    """`bessemer`, `bessemer train` or `bessemer jobs list`: the command `argv` runs."""
+    words = ["bessemer"]
+    if argv and argv[0] in COMMANDS:
+        words.append(argv[0])
+        if argv[0] == "jobs" and len(argv) > 1 and not argv[1].startswith("-"):
+            words.append(argv[1])
+    return " ".join(words)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS and COMMANDS[argv[0]].delegate:
         return importlib.import_module(COMMANDS[argv[0]].delegate).main(argv[1:])
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the subcommand they were given to, whose --help lists its flags
+            prog = _prog(argv)
+            raise UsageError(f"{prog}: error: unrecognized arguments: {' '.join(extra)} (see `{prog} --help`)")
     except UsageError as e:
         print(e, file=sys.stderr)
         return 2

@@ -539,9 +539,10 @@ class StoredForward:
             stats["uncaptured"] += 1
             reason = " ".join(f"{type(e).__name__}: {e}".split())[:300]
             children = self._large_children(e)
-            log.info("bessemer: forward not stored as one frame (%s); %s", reason,
-                     f"its children {', '.join(children)} are compiled and stored instead" if children
-                     else "Dynamo traces it at each start")
+            told = " ".join(str(e).split())[:300] if isinstance(e, Unstorable) else reason
+            log.info("bessemer: the model's forward is not kept whole for the next start (%s); %s", told,
+                     f"its parts {', '.join(children)} are kept instead" if children
+                     else "a later start traces it again (a second or two)")
             private_dir(marker.parent)
             text = (_CHILDREN + ",".join(children) + "\n" if children else "") + reason
             atomic_write_bytes(marker, text.encode(), mode=PRIVATE_FILE_MODE)

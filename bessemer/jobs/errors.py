@@ -27,6 +27,13 @@ MESSAGE_LINES = 6
 OUTPUT_LINES = 10
 _TRACEBACK = "Traceback (most recent call last):"
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.*))?$')
+# A syntax error in the script Python was asked to run comes without a traceback header:
+#       File "/job/code/train.py", line 3
+#         x = (
+#             ^
+#     SyntaxError: '(' was never closed
+_SYNTAX_ERROR = re.compile(r"^(SyntaxError|IndentationError|TabError): ")
+_SYNTAX_LOOKAHEAD = 4       # lines between such a File line and its error line (code, caret)
 # Launcher tracebacks that only repeat that a worker failed; the worker's own is the one to show.
 _LAUNCHER_ERRORS = ("ChildFailedError",)
 # Lines bessemer itself wrote into the log (the banner, notes): never part of why a script failed.
@@ -92,6 +99,11 @@ def parse_last_error(lines: Sequence[str]) -> Optional[PythonError]:
     i = 0
     while i < len(lines):
         if not lines[i].lstrip().startswith(_TRACEBACK):
+            bare = _bare_syntax_error(lines, i)
+            if bare is not None:
+                found.append(bare[0])
+                i = bare[1]
+                continue
             i += 1
             continue
         indent = len(lines[i]) - len(lines[i].lstrip())
@@ -122,6 +134,21 @@ def parse_last_error(lines: Sequence[str]) -> Optional[PythonError]:
     return chosen[-1] if chosen else None
 
 
+def _bare_syntax_error(lines: Sequence[str], i: int) -> Optional[tuple[PythonError, int]]:
+    """(the error, the index after it) when lines[i] starts a syntax error printed without a
+    traceback header (one in the script Python was asked to run)."""
+    m = _FRAME.match(lines[i])
+    if not m or m["func"] is not None:
+        return None
+    code: list[str] = []
+    for j in range(i + 1, min(i + 1 + _SYNTAX_LOOKAHEAD, len(lines))):
+        if _SYNTAX_ERROR.match(lines[j]):
+            return PythonError([Frame(m["path"], int(m["line"]), "", code[:1])], [lines[j]]), j + 1
+        if lines[j].strip() and not set(lines[j].strip()) <= set("^~ "):
+            code.append(lines[j].strip())
+    return None
+
+
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
@@ -133,7 +160,9 @@ def failure_reason(exit_code: Optional[int], lines: Sequence[str], context: Scri
     if error is not None:
         out += error.message
         for fr in _relevant_frames(error.frames, context):
-            out.append(f'  File "{_user_path(fr.path, context)}", line {fr.line}, in {fr.func}')
+            # a syntax error's frame has no function: it never ran
+            out.append(f'  File "{_user_path(fr.path, context)}", line {fr.line}' + (f", in {fr.func}" if fr.func
+                                                                                      else ""))
             out += [f"    {c}" for c in fr.code[:2]]
     else:
         tail = [ln.rstrip("\n") for ln in lines if ln.strip() and not _OWN_LINE.match(ln)]

@@ -65,7 +65,9 @@ class JobLogHandler(logging.Handler):
             event = getattr(record, "bessemer_compile", None)
             if not isinstance(event, dict):
                 message = record.getMessage()
-                self._write(message if message.startswith("bessemer") else f"{prefix()}: {message}")
+                if message.startswith("bessemer: "):  # the compiler's own prefix: the rank goes in it
+                    message = message[len("bessemer: "):]
+                self._write(message if message.startswith("bessemer[") else f"{prefix()}: {message}")
                 return
             me = threading.get_ident()
             with self._state:
