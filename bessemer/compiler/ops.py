@@ -9,20 +9,36 @@ Every pass and renderer that needs to know something about an op reads it here:
             pass's recompute-or-store decision weighs the two differently
   fold      a torch function computing the op on constants (simplify's folding),
             or None when constants of this op are left alone
-  cpp       how the C++ renderer spells it: ("infix", "+"), ("libm", "exp") (a
-            <cmath> function, with the float suffix in fp32; float args only), or
-            None: the renderer has a dedicated rule (casts, where, relu, ...)
-  triton    ("infix", "+"), ("tl", "tl.exp"), ("libdevice", "tanh") (float args
-            only), or None: a dedicated rule in the Triton renderer
+  cpp       how the C++ renderer spells it, and
+  triton    how the Triton renderer spells it: a Spelling, {dtype class: template}
 
-`tests/compiler/test_ops_table.py` renders every op with both renderers.
+A template is filled by the renderer (str.format) with the argument expressions
+{a} {b} {c} and its language's facts about the node's dtype:
+
+  C++       {ct} the compute type (float, double, int64_t, ...), {f} the float
+            suffix of a <cmath> function ("f" when {ct} is float, else "")
+  Triton    {ct} the compute dtype (tl.float32, ...), {zero} 0 of it, {A} {B} the
+            arguments as typed values (a Python literal is a weakly typed fp32 or
+            int32 to Triton; libdevice wants both operands in the value's type),
+            {a_bool} {b_bool} the arguments as predicates, {a_f32} the argument in
+            fp32 (an integer converted first, as ATen converts int -> bf16)
+
+The template used is the first of the node's dtype name ("bfloat16"), its class
+("float", "int" or "bool") and "any" that the Spelling has; a dtype none of them
+covers is an error (exp of an integer). A backend may overlay a table with rules
+of its machine (cpp.py: ATen's vectorized erf where eager uses it).
+
+tests/ops/test_ops.py and test_ops_triton.py run every op against eager;
+tests/compiler/test_ops_table.py checks the table is complete for both languages.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import torch
+
+Spelling = dict[str, str]   # dtype name | "float" | "int" | "bool" | "any" -> template
 
 
 @dataclass(frozen=True)
@@ -32,73 +48,116 @@ class OpDef:
     result: str = "compute"
     cost: str = "cheap"
     fold: Optional[Callable] = None
-    cpp: Optional[tuple[str, str]] = None
-    triton: Optional[tuple[str, str]] = None
+    cpp: Spelling = field(default_factory=dict)
+    triton: Spelling = field(default_factory=dict)
 
 
 OPS: dict[str, OpDef] = {}
 
 
 def _op(name, arity, result="compute", cost="cheap", fold=None, cpp=None, triton=None):
-    OPS[name] = OpDef(name, arity, result, cost, fold, cpp, triton)
+    OPS[name] = OpDef(name, arity, result, cost, fold, cpp or {}, triton or {})
+
+
+def dtype_class(dt: torch.dtype) -> str:
+    return "bool" if dt == torch.bool else ("float" if dt.is_floating_point else "int")
+
+
+def spelling(table: Spelling, dt: torch.dtype) -> Optional[str]:
+    """The template of `table` for a node of dtype dt (None: the op does not take dt)."""
+    for key in (str(dt).replace("torch.", ""), dtype_class(dt), "any"):
+        if key in table:
+            return table[key]
+    return None
 
 
 T = "transcendental"
 
+
+def _any(cpp: str, triton: str) -> dict:
+    return {"cpp": {"any": cpp}, "triton": {"any": triton}}
+
+
+def _float(cpp: str, triton: str) -> dict:
+    """A function of floats only (libm / tl / libdevice)."""
+    return {"cpp": {"float": cpp}, "triton": {"float": triton}}
+
+
 # -- unary ------------------------------------------------------------------------------
-_op("neg", 1, fold=torch.neg)
-_op("abs", 1, fold=torch.abs)
-_op("relu", 1)
-_op("reciprocal", 1, fold=torch.reciprocal)
-_op("sigmoid", 1, cost=T, fold=torch.sigmoid)
-_op("rsqrt", 1, cost=T, fold=torch.rsqrt, triton=("libdevice", "rsqrt"))
-_op("sqrt", 1, cost=T, fold=torch.sqrt, cpp=("libm", "sqrt"), triton=("libdevice", "sqrt"))
-_op("round", 1)
-_op("frac", 1)
-_op("sign", 1)
-_op("logical_not", 1, result="bool", fold=torch.logical_not)
-_op("bitwise_not", 1)
-_op("isnan", 1, result="bool")
-_op("isinf", 1, result="bool")
+_op("neg", 1, fold=torch.neg, **_any("(-{a})", "(-{a})"))
+_op("abs", 1, fold=torch.abs, cpp={"bool": "{a}", "any": "std::abs({a})"},
+    triton={"bool": "{a}", "any": "tl.abs({a})"})
+_op("relu", 1, **_any("({a} < 0 ? ({ct})0 : {a})", "tl.where({a} < 0, {zero}, {a})"))
+_op("reciprocal", 1, fold=torch.reciprocal, **_any("(({ct})1 / {a})", "(1.0 / {a})"))
+_op("sigmoid", 1, cost=T, fold=torch.sigmoid,
+    **_any("(({ct})1 / (({ct})1 + exp{f}(-{a})))", "(1.0 / (1.0 + tl.exp(-{a})))"))
+_op("rsqrt", 1, cost=T, fold=torch.rsqrt, cpp={"any": "(({ct})1 / sqrt{f}({a}))"},
+    triton={"float": "libdevice.rsqrt({a})"})
+_op("sqrt", 1, cost=T, fold=torch.sqrt, **_float("sqrt{f}({a})", "libdevice.sqrt({a})"))
+_op("round", 1, cpp={"float": "nearbyint{f}({a})", "any": "{a}"},
+    triton={"float": "libdevice.nearbyint({a})", "any": "{a}"})
+_op("frac", 1, **_any("({a} - trunc{f}({a}))", "({a} - libdevice.trunc({a}))"))
+_op("sign", 1, **_any("sign_<{ct}>({a})", "(({a} > 0).to({ct}) - ({a} < 0).to({ct}))"))
+_op("logical_not", 1, result="bool", fold=torch.logical_not, **_any("(!{a})", "({a} == 0)"))
+_op("bitwise_not", 1, cpp={"bool": "(!{a})", "any": "(~{a})"}, triton={"bool": "({a} == 0)", "any": "(~{a})"})
+_op("isnan", 1, result="bool", **_any("({a} != {a})", "({a} != {a})"))
+_op("isinf", 1, result="bool", **_any("(std::isinf({a}))", "(tl.abs({a}) == float('inf'))"))
 # constants are folded only where torch's result on a 0-dim tensor is the op's value
 _FOLDED = {"exp", "log", "tanh", "erf"}
 for _name, _tl in {"exp": "tl.exp", "log": "tl.log", "sin": "tl.sin", "cos": "tl.cos", "erf": "tl.erf",
                    "exp2": "tl.exp2", "log2": "tl.log2"}.items():
-    _op(_name, 1, cost=T, fold=getattr(torch, _name) if _name in _FOLDED else None, cpp=("libm", _name),
-        triton=("tl", _tl))
+    _op(_name, 1, cost=T, fold=getattr(torch, _name) if _name in _FOLDED else None,
+        **_float(_name + "{f}({a})", _tl + "({a})"))
 for _name in ("floor", "ceil"):
-    _op(_name, 1, cpp=("libm", _name), triton=("tl", f"tl.{_name}"))
-_op("trunc", 1, cpp=("libm", "trunc"), triton=("libdevice", "trunc"))
+    _op(_name, 1, **_float(_name + "{f}({a})", f"tl.{_name}({{a}})"))
+_op("trunc", 1, **_float("trunc{f}({a})", "libdevice.trunc({a})"))
 for _name in ("tanh", "expm1", "log1p", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "erfc"):
-    _op(_name, 1, cost=T, fold=getattr(torch, _name) if _name in _FOLDED else None, cpp=("libm", _name),
-        triton=("libdevice", _name))
+    _op(_name, 1, cost=T, fold=getattr(torch, _name) if _name in _FOLDED else None,
+        **_float(_name + "{f}({a})", f"libdevice.{_name}({{a}})"))
 for _name in ("asinh", "acosh", "atanh"):
-    _op(_name, 1, cpp=("libm", _name), triton=("libdevice", _name))
+    _op(_name, 1, **_float(_name + "{f}({a})", f"libdevice.{_name}({{a}})"))
 
 # -- binary -----------------------------------------------------------------------------
 for _name, _sym, _fold in (("add", "+", torch.add), ("sub", "-", torch.sub), ("mul", "*", torch.mul)):
-    _op(_name, 2, fold=_fold, cpp=("infix", _sym), triton=("infix", _sym))
-_op("div", 2, cost=T, fold=torch.div, cpp=("infix", "/"), triton=("infix", "/"))
+    _op(_name, 2, fold=_fold, **_any(f"({{a}} {_sym} {{b}})", f"({{a}} {_sym} {{b}})"))
+_op("div", 2, cost=T, fold=torch.div, **_any("({a} / {b})", "({a} / {b})"))
 for _name, _sym in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):
-    _op(_name, 2, triton=("infix", _sym))
+    _op(_name, 2, cpp={"bool": f"(bool)({{a}} {_sym} {{b}})", "any": f"({{a}} {_sym} {{b}})"},
+        triton={"any": f"({{a}} {_sym} {{b}})"})
 for _name, _sym in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")):
-    _op(_name, 2, result="bool", fold=getattr(torch, _name), cpp=("infix", _sym), triton=("infix", _sym))
-_op("logical_and", 2, result="bool", fold=torch.logical_and, cpp=("infix", "&&"))
-_op("logical_or", 2, result="bool", fold=torch.logical_or, cpp=("infix", "||"))
-_op("logical_xor", 2, result="bool")
-_op("maximum", 2, fold=torch.maximum)
-_op("minimum", 2, fold=torch.minimum)
-_op("pow", 2, cost=T, fold=torch.pow)
-_op("atan2", 2, cost=T)
-_op("copysign", 2)
-_op("fmod", 2)
-_op("remainder", 2)
-_op("floordiv", 2)     # division rounding to -inf (div rounding_mode="floor")
-_op("truncdiv", 2)     # division rounding to 0 (div rounding_mode="trunc")
+    _op(_name, 2, result="bool", fold=getattr(torch, _name), **_any(f"({{a}} {_sym} {{b}})", f"({{a}} {_sym} {{b}})"))
+_op("logical_and", 2, result="bool", fold=torch.logical_and, **_any("({a} && {b})", "({a_bool} & {b_bool})"))
+_op("logical_or", 2, result="bool", fold=torch.logical_or, **_any("({a} || {b})", "({a_bool} | {b_bool})"))
+_op("logical_xor", 2, result="bool", **_any("((bool){a} != (bool){b})", "({a_bool} ^ {b_bool})"))
+# max and min of floats keep a NaN, as ATen's do
+for _name, _cmp in (("maximum", ">"), ("minimum", "<")):
+    _op(_name, 2, fold=getattr(torch, _name), cpp={"any": f"{_name}_<{{ct}}>({{a}}, {{b}})"},
+        triton={"float": f"tl.where(({{a}} {_cmp} {{b}}) | ({{a}} != {{a}}), {{a}}, {{b}})",
+                "any": f"tl.where({{a}} {_cmp} {{b}}, {{a}}, {{b}})"})
+_op("pow", 2, cost=T, fold=torch.pow,
+    cpp={"float": "pow{f}({a}, {b})", "any": "(({ct})std::pow((double){a}, (double){b}))"},
+    triton={"float": "libdevice.pow({A}, {B})",
+            "any": "libdevice.pow(({A}).to(tl.float64), ({B}).to(tl.float64)).to({ct})"})
+_op("atan2", 2, cost=T, **_any("atan2{f}({a}, {b})", "libdevice.atan2({A}, {B})"))
+_op("copysign", 2, **_any("copysign{f}({a}, {b})", "libdevice.copysign({A}, {B})"))
+_op("fmod", 2, cpp={"float": "fmod{f}({a}, {b})", "any": "({a} % {b})"},
+    triton={"float": "libdevice.fmod({A}, {B})", "any": "({A} % {B})"})
+_op("remainder", 2, cpp={"float": "remainder_f<{ct}>({a}, {b})", "any": "remainder_i<{ct}>({a}, {b})"},
+    triton={"float": "_remainder_f({A}, {B})", "any": "_remainder_i({A}, {B})"})
+# division rounding to -inf (div rounding_mode="floor")
+_op("floordiv", 2, cpp={"float": "floordiv_f<{ct}>({a}, {b})", "any": "floordiv_i<{ct}>({a}, {b})"},
+    triton={"float": "_floordiv_f({A}, {B})", "any": "_floordiv_i({A}, {B})"})
+# division rounding to 0 (div rounding_mode="trunc")
+_op("truncdiv", 2, cpp={"float": "trunc{f}({a} / {b})", "any": "({a} / {b})"},
+    triton={"float": "libdevice.trunc({a} / {b})", "any": "({a} // {b})"})
 
 # -- other ------------------------------------------------------------------------------
-_op("where", 3)
-_op("cast", 1)                 # to the node's dtype
+_op("where", 3, **_any("({a} ? {b} : {c})", "tl.where({a_bool}, {b}, {c})"))
+# to the node's dtype; bf16 and fp16 values are kept in fp32, rounded to their type
+_op("cast", 1, cpp={"bool": "({a} != 0)", "bfloat16": "bf16_round((float)({a}))",
+                    "float16": "fp16_round((float)({a}))", "any": "(({ct})({a}))"},
+    triton={"bool": "({a} != 0)", "bfloat16": "_to_bf16({a_f32}).to(tl.float32)",
+            "float16": "({a_f32}).to(tl.float16).to(tl.float32)", "any": "({a}).to({ct})"})
 
 CAST = "cast"
 REDUCE_OPS = ("sum", "max", "min", "prod", "any")

@@ -17,7 +17,7 @@ from typing import Optional
 import torch
 
 from ..ir import IndexMap, Node
-from ..ops import OPS
+from ..ops import OPS, spelling
 from ..views import contiguous_strides
 from ..schedule import Kernel, Schedule, outer_map
 from ..symbolic import Dim, hint, symbols_in
@@ -163,88 +163,25 @@ def literal(v, dt: torch.dtype) -> str:
     return f"(({ct}){int(v)}LL)"
 
 
-def _fn(name: str, ct: str) -> str:
-    return name + ("f" if ct == "float" else "")
+@functools.lru_cache(maxsize=None)
+def code_for_op() -> dict[str, dict[str, str]]:
+    """ops.py's C++ spellings, with this machine's overlay: where eager computes float erf
+    with ATen's vectorized formula, the kernels do too (erf_aten in the preamble)."""
+    table = {name: dict(d.cpp) for name, d in OPS.items()}
+    if _aten_vector_erf():
+        table["erf"].update({dt: "erf_aten({a})" for dt in ("float32", "bfloat16", "float16")})
+    return table
 
 
 def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) -> str:
+    if op not in OPS:
+        raise CodegenError(f"no C++ rendering for pointwise op {op!r}")
+    template = spelling(code_for_op()[op], n.dtype)
+    if template is None:
+        raise CodegenError(f"{op} on {n.dtype}")
     ct = compute_type(n.dtype)
-    a = args[0] if args else None
-    b = args[1] if len(args) > 1 else None
-    isf = n.dtype.is_floating_point
-    spelling = OPS[op].cpp if op in OPS else None
-    if op == "erf" and ct == "float" and _aten_vector_erf():
-        return f"erf_aten({a})"
-    if spelling is not None:
-        how, sym = spelling
-        if how == "infix":
-            return f"({a} {sym} {b})"
-        if not isf:
-            raise CodegenError(f"{op} on {n.dtype}")
-        return f"{_fn(sym, ct)}({', '.join(args)})"
-    # the ops below have rules of their own
-    bitwise = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
-    if op in bitwise:
-        return f"(bool)({a} {bitwise[op]} {b})" if n.dtype == torch.bool else f"({a} {bitwise[op]} {b})"
-    if op == "logical_xor":
-        return f"((bool){a} != (bool){b})"
-    if op == "cast":
-        if n.dtype == torch.bool:
-            return f"({a} != 0)"
-        if n.dtype == torch.bfloat16:
-            return f"bf16_round((float)({a}))"
-        if n.dtype == torch.float16:
-            return f"fp16_round((float)({a}))"
-        return f"(({ct})({a}))"
-    if op == "where":
-        return f"({a} ? {b} : {args[2]})"
-    if op == "neg":
-        return f"(-{a})"
-    if op == "abs":
-        return f"std::abs({a})" if isf or n.dtype != torch.bool else a
-    if op == "relu":
-        return f"({a} < 0 ? ({ct})0 : {a})"
-    if op == "sigmoid":
-        return f"(({ct})1 / (({ct})1 + {_fn('exp', ct)}(-{a})))"
-    if op == "reciprocal":
-        return f"(({ct})1 / {a})"
-    if op == "rsqrt":
-        return f"(({ct})1 / {_fn('sqrt', ct)}({a}))"
-    if op == "round":
-        return f"{_fn('nearbyint', ct)}({a})" if isf else a
-    if op == "frac":
-        return f"({a} - {_fn('trunc', ct)}({a}))"
-    if op == "sign":
-        return f"sign_<{ct}>({a})"
-    if op == "logical_not":
-        return f"(!{a})"
-    if op == "bitwise_not":
-        return f"(!{a})" if n.dtype == torch.bool else f"(~{a})"
-    if op == "isnan":
-        return f"({a} != {a})"
-    if op == "isinf":
-        return f"(std::isinf({a}))"
-    if op == "pow":
-        if not isf:
-            return f"(({ct})std::pow((double){a}, (double){b}))"
-        return f"{_fn('pow', ct)}({a}, {b})"
-    if op == "atan2":
-        return f"{_fn('atan2', ct)}({a}, {b})"
-    if op == "fmod":
-        return f"{_fn('fmod', ct)}({a}, {b})" if isf else f"({a} % {b})"
-    if op == "copysign":
-        return f"{_fn('copysign', ct)}({a}, {b})"
-    if op == "maximum":
-        return f"maximum_<{ct}>({a}, {b})"
-    if op == "minimum":
-        return f"minimum_<{ct}>({a}, {b})"
-    if op == "floordiv":
-        return f"floordiv_f<{ct}>({a}, {b})" if isf else f"floordiv_i<{ct}>({a}, {b})"
-    if op == "truncdiv":
-        return f"{_fn('trunc', ct)}({a} / {b})" if isf else f"({a} / {b})"
-    if op == "remainder":
-        return f"remainder_f<{ct}>({a}, {b})" if isf else f"remainder_i<{ct}>({a}, {b})"
-    raise CodegenError(f"no C++ rendering for pointwise op {op!r}")
+    a, b, c = (list(args) + [None, None, None])[:3]
+    return template.format(a=a, b=b, c=c, ct=ct, f="f" if ct == "float" else "")
 
 
 # ------------------------------------------------------------------------------

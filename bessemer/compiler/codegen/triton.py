@@ -32,7 +32,7 @@ from typing import Optional
 import torch
 
 from ..ir import IndexMap, Node
-from ..ops import OPS
+from ..ops import OPS, spelling
 from ..views import contiguous_strides
 from ..schedule import Kernel, Schedule, outer_map
 from ..symbolic import Dim, hint, symbols_in
@@ -105,89 +105,29 @@ def _is_literal(v: str) -> bool:
         return False
 
 
-_FUNCTION_BINARY = {"pow", "atan2", "copysign", "fmod", "floordiv", "remainder"}
-
-
 def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) -> str:
+    if op not in OPS:
+        raise CodegenError(f"no Triton rendering for pointwise op {op!r}")
     dt = n.dtype
+    template = spelling(OPS[op].triton, dt)
+    if template is None:
+        raise CodegenError(f"{op} on {dt}")
     ct = compute_dtype(dt)
-    isf = dt.is_floating_point
-    a = args[0] if args else None
-    b = args[1] if len(args) > 1 else None
-    zero = "0.0" if isf else "0"
-    if op in _FUNCTION_BINARY:
-        # a Python literal is a weakly typed fp32/int32 to Triton; libdevice and the
-        # helpers need both operands in the value's own type (fp64 pow, int64 floordiv)
-        a, b = (f"tl.full([], {x}, {ct})" if _is_literal(x) else x for x in (a, b))
-    spelling = OPS[op].triton if op in OPS else None
-    if spelling is not None:
-        how, sym = spelling
-        if how == "infix":
-            return f"({a} {sym} {b})"
-        if not isf:
-            raise CodegenError(f"{op} on {dt}")
-        return f"{sym}({a})" if how == "tl" else f"libdevice.{sym}({a})"
-    # the ops below have rules of their own
-    if op in ("logical_and", "logical_or", "logical_xor"):
-        sym = {"logical_and": "&", "logical_or": "|", "logical_xor": "^"}[op]
-        la = a if arg_dtypes[0] == torch.bool else f"({a} != 0)"
-        lb = b if arg_dtypes[1] == torch.bool else f"({b} != 0)"
-        return f"({la} {sym} {lb})"
-    if op == "cast":
-        if dt == torch.bool:
-            return f"({a} != 0)"
-        if dt in _LOW:  # round to the narrow type, keep computing in fp32
-            # an integer goes through fp32 first, as ATen converts it (c10 rounds int -> float -> bf16)
-            src = a if arg_dtypes[0].is_floating_point else f"({a}).to(tl.float32)"
-            return f"{narrow(src, dt)}.to(tl.float32)"
-        return f"({a}).to({ct})"
-    if op == "where":
-        cond = a if arg_dtypes[0] == torch.bool else f"({a} != 0)"
-        return f"tl.where({cond}, {b}, {args[2]})"
-    if op == "neg":
-        return f"(-{a})"
-    if op == "abs":
-        return f"tl.abs({a})" if dt != torch.bool else a
-    if op == "relu":
-        return f"tl.where({a} < 0, {zero}, {a})"
-    if op == "sigmoid":
-        return f"(1.0 / (1.0 + tl.exp(-{a})))"
-    if op == "reciprocal":
-        return f"(1.0 / {a})"
-    if op == "round":
-        return f"libdevice.nearbyint({a})" if isf else a
-    if op == "frac":
-        return f"({a} - libdevice.trunc({a}))"
-    if op == "sign":
-        return f"(({a} > 0).to({ct}) - ({a} < 0).to({ct}))"
-    if op == "logical_not":
-        return f"({a} == 0)"
-    if op == "bitwise_not":
-        return f"({a} == 0)" if dt == torch.bool else f"(~{a})"
-    if op == "isnan":
-        return f"({a} != {a})"
-    if op == "isinf":
-        return f"(tl.abs({a}) == float('inf'))"
-    if op == "pow":
-        if not isf:
-            return f"libdevice.pow(({a}).to(tl.float64), ({b}).to(tl.float64)).to({ct})"
-        return f"libdevice.pow({a}, {b})"
-    if op in ("atan2", "copysign"):
-        return f"libdevice.{op}({a}, {b})"
-    if op == "fmod":
-        return f"libdevice.fmod({a}, {b})" if isf else f"({a} % {b})"
-    if op in ("maximum", "minimum"):
-        cmp = ">" if op == "maximum" else "<"
-        if isf:  # NaN wins, as in ATen
-            return f"tl.where(({a} {cmp} {b}) | ({a} != {a}), {a}, {b})"
-        return f"tl.where({a} {cmp} {b}, {a}, {b})"
-    if op == "floordiv":
-        return f"_floordiv_f({a}, {b})" if isf else f"_floordiv_i({a}, {b})"
-    if op == "truncdiv":
-        return f"libdevice.trunc({a} / {b})" if isf else f"({a} // {b})"
-    if op == "remainder":
-        return f"_remainder_f({a}, {b})" if isf else f"_remainder_i({a}, {b})"
-    raise CodegenError(f"no Triton rendering for pointwise op {op!r}")
+    a, b, c = (list(args) + [None, None, None])[:3]
+    da, db = (list(arg_dtypes) + [None, None])[:2]
+    return template.format(
+        a=a, b=b, c=c, ct=ct, zero="0.0" if dt.is_floating_point else "0",
+        A=_typed(a, ct), B=_typed(b, ct), a_bool=_predicate(a, da), b_bool=_predicate(b, db),
+        a_f32=a if da is None or da.is_floating_point else f"({a}).to(tl.float32)")
+
+
+def _typed(x: Optional[str], ct: str) -> Optional[str]:
+    """x as a value of type ct: a Python literal is weakly typed to Triton."""
+    return f"tl.full([], {x}, {ct})" if x is not None and _is_literal(x) else x
+
+
+def _predicate(x: Optional[str], dt: Optional[torch.dtype]) -> Optional[str]:
+    return x if dt is None or dt == torch.bool else f"({x} != 0)"
 
 
 PREAMBLE = '''import triton
