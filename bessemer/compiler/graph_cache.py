@@ -50,6 +50,7 @@ from torch._functorch._aot_autograd.autograd_cache import AOTAutogradCache, Bypa
 from torch._inductor.output_code import OutputCode
 
 from ..fsutil import PRIVATE_FILE_MODE, atomic_write_bytes, private_dir
+from . import cache_trust
 
 log = logging.getLogger("bessemer")
 
@@ -59,7 +60,7 @@ _DIGEST = 64   # hex sha256 of the pickled entry, after FORMAT
 
 _state = threading.local()
 # Counters for tests and the bench: entries loaded, stored, found corrupt.
-stats = {"hits": 0, "saved": 0, "corrupt": 0}
+stats = {"hits": 0, "saved": 0, "corrupt": 0, "untrusted": 0}
 
 
 def enabled(config) -> bool:
@@ -329,7 +330,12 @@ def _entry_dir(key: str) -> str:
 
 def _write(key: str, content: bytes) -> None:
     """One entry per key (a rewrite replaces it), checksummed, private."""
-    d = private_dir(_entry_dir(key))
+    try:
+        d = private_dir(_entry_dir(key))
+    except (PermissionError, NotADirectoryError) as e:   # another user's folder: not written
+        warnings.warn(f"bessemer: graph cache entry {_entry_dir(key)} is not written ({e})",
+                      RuntimeWarning, stacklevel=2)
+        return
     data = FORMAT + hashlib.sha256(content).hexdigest().encode() + content
     atomic_write_bytes(d / "entry", data, mode=PRIVATE_FILE_MODE)
     for p in d.iterdir():
@@ -339,9 +345,55 @@ def _write(key: str, content: bytes) -> None:
     stats["saved"] += 1
 
 
+# What a stored entry may name when it is read (module, name): the classes and functions
+# torch's bundled AOTAutograd entry and bessemer's CachedGraph are made of, nothing else.
+_ALLOWED = {
+    ("builtins", "list"), ("builtins", "dict"), ("builtins", "set"), ("builtins", "frozenset"),
+    ("builtins", "tuple"), ("builtins", "slice"), ("builtins", "complex"),
+    ("collections", "OrderedDict"), ("collections", "defaultdict"),
+    ("torch", "Size"), ("torch", "Tensor"), ("torch", "device"), ("torch", "dtype"),
+    ("torch._utils", "_rebuild_tensor_v2"), ("torch._utils", "_rebuild_parameter"),
+    ("torch.fx.graph_module", "reduce_graph_module"),
+    ("torch._subclasses.functional_tensor", "FunctionalTensor"),
+}
+_ALLOWED_MODULES = ("torch._dynamo.source", "torch._functorch._aot_autograd.", "bessemer.compiler.")
+
+
+def _load_tensor_bytes(b: bytes) -> Any:
+    """torch.storage._load_from_bytes, as weights only (torch's own runs a full pickle)."""
+    import io
+    return torch.load(io.BytesIO(b), weights_only=True)
+
+
+class _EntryUnpickler(pickle.Unpickler):
+    """Reads an entry naming only what bessemer writes (_ALLOWED); anything else is refused.
+    The owner check (cache_trust) comes first: torch's entry holds a graph module's code,
+    which its reduction executes, so this narrows what a planted entry can name rather than
+    making a foreign entry safe."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == ("torch.storage", "_load_from_bytes"):
+            return _load_tensor_bytes
+        if (module, name) in _ALLOWED or (module.startswith(_ALLOWED_MODULES) and not name.startswith("__")):
+            obj = super().find_class(module, name)
+            if (module, name) in _ALLOWED or isinstance(obj, type) or module.startswith("bessemer."):
+                return obj
+        raise pickle.UnpicklingError(f"an entry may not name {module}.{name}")
+
+
+def _loads(content: bytes) -> Any:
+    import io
+    return _EntryUnpickler(io.BytesIO(content)).load()
+
+
 def _candidates(local: bool, remote_cache, key: str) -> Iterator[tuple]:
     path = Path(_entry_dir(key)) / "entry"
     if not local or not path.exists():
+        return
+    untrusted = cache_trust.problem(path, _state.trust_root)
+    if untrusted:
+        stats["untrusted"] += 1
+        cache_trust.refuse(path, untrusted)
         return
     try:
         data = path.read_bytes()
@@ -350,7 +402,7 @@ def _candidates(local: bool, remote_cache, key: str) -> Iterator[tuple]:
         digest, content = data[len(FORMAT):len(FORMAT) + _DIGEST], data[len(FORMAT) + _DIGEST:]
         if hashlib.sha256(content).hexdigest().encode() != digest:
             raise ValueError("its checksum does not match its content")
-        entry = pickle.loads(content)
+        entry = _loads(content)
     except Exception as e:  # noqa: BLE001 - any unreadable entry is recompiled
         stats["corrupt"] += 1
         warnings.warn(f"bessemer: graph cache entry {path} cannot be used ({e}); compiling the graph "
@@ -367,9 +419,12 @@ def active(backend) -> Iterator[None]:
     torch's AOTAutograd cache bundled, keyed with bessemer's salt, stored in bessemer's folder.
     The backward is compiled with the forward, so that its entry is written here too."""
     cfg = backend.config
-    root = str(private_dir(folder(cfg)))
-    prev = getattr(_state, "backend", None), getattr(_state, "dir", None)
+    graphs = folder(cfg)
+    root = str(cache_trust.place(graphs.parent, graphs.name))
+    prev = (getattr(_state, "backend", None), getattr(_state, "dir", None),
+            getattr(_state, "trust_root", None))
     _state.backend, _state.dir = backend, root
+    _state.trust_root = graphs.parent if root == str(graphs) else root
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch._functorch.config.patch(
@@ -386,4 +441,4 @@ def active(backend) -> Iterator[None]:
                                                   classmethod(lambda cls, *a: _candidates(*a))))
             yield
     finally:
-        _state.backend, _state.dir = prev
+        _state.backend, _state.dir, _state.trust_root = prev

@@ -49,7 +49,7 @@ import torch
 from torch._dynamo.aot_compile_types import SerializableCallable
 
 from ..fsutil import PRIVATE_FILE_MODE, atomic_write_bytes, private_dir
-from . import direct, graph_cache
+from . import cache_trust, direct, graph_cache
 from . import frame_guards as frame_guards_mod
 
 log = logging.getLogger("bessemer")
@@ -58,7 +58,8 @@ FORMAT = b"bessemer-frame-2\n"
 _DIGEST = 64
 # Counters for tests and the bench: frames loaded and stored, forwards that could not be
 # captured, entries refused at load; seconds spent loading.
-stats: dict[str, float] = {"loaded": 0, "saved": 0, "uncaptured": 0, "refused": 0, "load_seconds": 0.0}
+stats: dict[str, float] = {"loaded": 0, "saved": 0, "uncaptured": 0, "refused": 0, "untrusted": 0,
+                           "load_seconds": 0.0}
 
 
 class Unstorable(Exception):
@@ -433,7 +434,19 @@ def _changed_sources(sources: list) -> Optional[str]:
 # -- the store -----------------------------------------------------------------------------------
 
 def _path(config, key: str) -> Path:
-    return folder(config) / key
+    frames = folder(config)
+    return cache_trust.place(frames.parent, frames.name) / key
+
+
+def _trusted(path: Path, config) -> bool:
+    """Whether `path` may be read: it and every folder from the cache root down are ours and
+    writable by nobody else (cache_trust); otherwise one warning and False."""
+    root = Path(config.resolved_cache_dir())
+    untrusted = cache_trust.problem(path, root if path.is_relative_to(root) else path.parent)
+    if untrusted:
+        stats["untrusted"] += 1
+        cache_trust.refuse(path, untrusted)
+    return untrusted is None
 
 
 def _read(path: Path) -> Optional[bytes]:
@@ -505,13 +518,13 @@ class StoredForward:
             return
         path = _path(self.config, key)
         marker = path.with_suffix(".none")
-        if marker.exists():
+        if marker.exists() and _trusted(marker, self.config):
             first = marker.read_text(errors="replace").partition("\n")[0]
             if first.startswith(_CHILDREN):
                 self._compile_children(first[len(_CHILDREN):].split(","))
             return
         self.hooks = _global_hooks()
-        content = _read(path)
+        content = _read(path) if path.exists() and _trusted(path, self.config) else None
         if content is not None:
             started = time.perf_counter()
             try:

@@ -24,7 +24,8 @@ from typing import Sequence
 
 from filelock import FileLock
 
-from ...fsutil import PRIVATE_FILE_MODE, atomic_file, atomic_write_text, private_dir
+from ...fsutil import PRIVATE_FILE_MODE, atomic_write_text
+from .. import cache_trust
 
 
 class BuildError(RuntimeError):
@@ -113,10 +114,11 @@ _loaded: dict[str, ctypes.CDLL] = {}
 
 
 def cache_folder(cache_dir: str, kind: str, key: str) -> Path:
-    """`<cache_dir>/<kind>/<key[:2]>`, each level made owner-only (0700) and checked to be
-    ours: a library another user could write would be loaded and run in our process."""
-    private_dir(Path(cache_dir) / kind)
-    return private_dir(Path(cache_dir) / kind / key[:2])
+    """`<cache_dir>/<kind>/<key[:2]>`, made owner-only (0700) where missing, when every folder
+    from the cache root down is ours and writable by nobody else (cache_trust): a library
+    another user could write would be loaded and run in our process. Otherwise a private
+    temporary folder of this process, with one warning."""
+    return cache_trust.place(cache_dir, kind, key[:2])
 
 
 def entry_lock(path: Path) -> FileLock:
@@ -156,6 +158,10 @@ def build(source: str, cache_dir: str, name: str = "kernels",
 def _load_cached(so_path: Path, src_path: Path, source: str, symbols: Sequence[str]) -> ctypes.CDLL | None:
     """The cached library, or None (with one warning, the entry removed) when it cannot serve."""
     try:
+        for p in (so_path, src_path, _digest_path(so_path)):
+            untrusted = cache_trust.problem(p, so_path.parent)
+            if untrusted:
+                raise OSError(f"it is not trusted: {untrusted}")
         if not src_path.is_file() or src_path.read_text() != source:
             raise OSError("its source is missing or differs from the kernel's")
         # Checked before loading: the loader maps a truncated library and dies touching it.
@@ -186,9 +192,61 @@ def _digest(path: Path) -> str:
 
 
 def _compile(source: str, src_path: Path, so_path: Path) -> None:
+    remove_stale_temporaries(so_path.parent)
     atomic_write_text(src_path, source, mode=PRIVATE_FILE_MODE)
-    with atomic_file(so_path, mode=PRIVATE_FILE_MODE) as tmp:
+    # the compiler writes a temporary named with this process's id, renamed into place: a
+    # build killed midway leaves a file the next build in this folder knows to be dead
+    tmp = so_path.parent / f".{so_path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
         cmd = [*compiler_cmd(), *build_flags(), str(src_path), "-o", str(tmp), "-lgomp"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise BuildError(f"{compiler_cmd()[0]} failed on {src_path}:\n{proc.stderr.strip()[-4000:]}")
+        os.chmod(tmp, PRIVATE_FILE_MODE)
+        os.replace(tmp, so_path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# A temporary file whose name carries no process id (one written by fsutil's atomic_file) is
+# removed once it is this old. The trade: a write that takes longer than this in another
+# process would lose its file (and fail, to be redone); a dead writer's file stays this long.
+STALE_SECONDS = 3600.0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:    # someone else's process: alive
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder: Path, now: float | None = None) -> list[Path]:
+    """Remove the temporary files (`.<name>.<pid>.<random>.tmp`) a killed build left in
+    `folder`: those whose process is gone, and any `.*.tmp` older than STALE_SECONDS."""
+    import time
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for e in entries:
+        if not (e.name.startswith(".") and e.name.endswith(".tmp")) or not e.is_file(follow_symlinks=False):
+            continue
+        parts = e.name[:-len(".tmp")].rsplit(".", 2)
+        pid = int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+        try:
+            old = now - e.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
+        except OSError:
+            continue
+        if (pid is not None and pid != os.getpid() and not _alive(pid)) or old:
+            try:
+                os.unlink(e.path)
+                removed.append(Path(e.path))
+            except OSError:
+                pass
+    return removed
