@@ -9,7 +9,7 @@ import torch
 import torch.fx
 
 from . import symbolic as symbolic_mod
-from .views import Unsupported, contiguous_strides
+from .views import Unsupported, is_contiguous
 
 SYM_TYPES = (torch.SymInt, torch.SymFloat, torch.SymBool)
 
@@ -122,7 +122,7 @@ class SymMeta:
         return math.prod(self.shape)
 
     def is_contiguous(self) -> bool:
-        return all(st == c for n, st, c in zip(self.shape, self._stride, contiguous_strides(self.shape)) if n != 1)
+        return is_contiguous(self.shape, self._stride)
 
 
 TENSOR_META = (torch.Tensor, SymMeta)

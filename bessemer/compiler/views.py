@@ -39,11 +39,18 @@ def broadcast(g: Graph, x: Node, shape: tuple) -> Node:
 
 
 def contiguous_strides(shape) -> tuple:
+    """The strides torch gives a new tensor of `shape` (a size-0 dim counts as 1)."""
     st, acc = [], 1
     for s in reversed(shape):
         st.append(acc)
         acc *= max(s, 1)
     return tuple(reversed(st))
+
+
+def is_contiguous(shape, strides) -> bool:
+    """Whether `strides` lay `shape` out as a new tensor would, as torch's is_contiguous
+    judges it: the stride of a size-1 dim does not matter. (Sizes may be symbolic.)"""
+    return all(st == c for n, st, c in zip(shape, strides, contiguous_strides(shape)) if n != 1)
 
 
 def layout_of(x: Node, realized=frozenset()):

@@ -17,7 +17,7 @@ import torch
 from ..ir import Kind, Node
 from ..symbolic import Dim
 from ..schedule import Kernel, MemoryPlan, Schedule
-from ..views import layout_of
+from ..views import is_contiguous, layout_of
 from .kernel import KernelSource
 
 # The support functions the generated program calls (bound by runtime.load).
@@ -206,12 +206,8 @@ _CONTIGUOUS_RESULT = frozenset({torch.ops.aten.mm, torch.ops.aten.addmm, torch.o
 
 
 def _contiguous(n: Node) -> bool:
-    expect, acc = [], 1
-    for d in reversed(n.shape):
-        expect.append(acc)
-        acc *= d
-    return all(isinstance(x, int) for x in (*n.shape, *n.stride)) and all(
-        a == b or size == 1 for a, b, size in zip(n.stride, reversed(expect), n.shape))
+    """Contiguous at every size: symbolic sizes or strides count as not (a decision for all shapes)."""
+    return all(isinstance(x, int) for x in (*n.shape, *n.stride)) and is_contiguous(n.shape, n.stride)
 
 
 def _permutation(base_shape: tuple, base_stride: tuple, shape: tuple, stride: tuple):

@@ -31,7 +31,7 @@ import torch
 from ..symbolic import hint, known_le
 from ..ir import Group, IndexMap, Kind, Node
 from ..schedule import Kernel, MemoryPlan, Schedule, member_kind, normalize_map
-from ..views import layout_of
+from ..views import is_contiguous, layout_of
 
 # A dead storage is handed to a new buffer needing at least this share of it: best fit
 # within a size class, so that a small buffer does not keep a much larger one alive.
@@ -235,7 +235,7 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
                 # domain's own order (a reshape of it), at the domain index
                 lay = layout_of(x, realized)
                 if lay is None or lay[0] is not d or lay[2] != 0 or m is None \
-                        or tuple(x.shape) != tuple(k.shape) or not _contiguous_strides(x.shape, lay[1]) \
+                        or tuple(x.shape) != tuple(k.shape) or not is_contiguous(x.shape, lay[1]) \
                         or normalize_map(m, x.shape) != normalize_map(ident, x.shape):
                     ok = False
             return
@@ -252,16 +252,8 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
     return ok
 
 
-def _contiguous_strides(shape, strides) -> bool:
-    want, acc = [], 1
-    for sz in reversed(shape):
-        want.append(acc)
-        acc *= sz
-    return all(a == b for a, b, sz in zip(strides, reversed(want), shape) if sz != 1)
-
-
 def _contiguous(n: Node) -> bool:
-    return _contiguous_strides(n.shape, n.stride)
+    return is_contiguous(n.shape, n.stride)
 
 
 # -- the plan -----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import torch
 from ..symbolic import Dim
 from ..ir import Graph, Group, Kind, Node
 from ..ops import OPS
+from ..views import is_contiguous
 
 # ------------------------------------------------------------------------------
 # dce: drop nodes nothing (transitively) reaches from the output. Externs that
@@ -222,15 +223,6 @@ def _resolve(mapping, x):
 # the same buffer, and so is a reinterpret of a dense reinterpret (a reshape of a
 # reshape: the inner one, realized, would hold its base's elements in their order).
 # ------------------------------------------------------------------------------
-def _dense(shape, strides) -> bool:
-    acc = 1
-    for size, st in zip(reversed(shape), reversed(strides)):
-        if size != 1 and st != acc:
-            return False
-        acc = acc * size
-    return True
-
-
 def fold_views(g: Graph) -> Graph:
     mapping: dict[Node, Node] = {}
     for n in g.nodes:
@@ -241,7 +233,7 @@ def fold_views(g: Graph) -> Graph:
         if x.kind == Kind.CONST:
             n.kind, n.args, n.attrs = Kind.CONST, [], {"value": x.attrs["value"]}
         elif n.kind == Kind.REINTERPRET:
-            if x.kind == Kind.REINTERPRET and _dense(x.shape, x.view_strides):
+            if x.kind == Kind.REINTERPRET and is_contiguous(x.shape, x.view_strides):
                 n.args = [x.args[0]]
                 n.attrs = {"strides": n.view_strides, "offset": x.view_offset + n.view_offset,
                            "what": f"{x.attrs['what']}+{n.attrs['what']}"}
