@@ -159,3 +159,26 @@ def test_a_compiled_function_heals_its_cache_in_a_new_process(tmp_path, monkeypa
     healed = json.loads(out.stdout.strip().splitlines()[-1])
     assert healed["hits"] == [False] and len(healed["warnings"]) == 1 and "rebuilding it" in healed["warnings"][0]
     assert len(so.read_bytes()) > 100
+
+
+def test_a_killed_builds_temporary_files_are_removed_by_the_next_build(tmp_path):
+    """A build killed midway (kill -9 during gcc) leaves `.<name>.so.<pid>.<random>.tmp`; the
+    next build into that folder removes those of dead processes and any old `.*.tmp`, and
+    keeps a live process's."""
+    cache = tmp_path / "cache"
+    src = SRC.replace("42", "44")
+    so, _ = entry_paths(cache, src, "stale")
+    so.parent.mkdir(parents=True, mode=0o700)
+    os.chmod(cache, 0o700)
+    os.chmod(cache / "kernels", 0o700)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = so.parent / f".{so.name}.{dead.pid}.abcd1234.tmp"
+    live = so.parent / f".{so.name}.{os.getppid()}.abcd1234.tmp"
+    old = so.parent / f".{so.name}.x7k2m9.tmp"        # fsutil's atomic_file name: no pid
+    for p in (stale, live, old):
+        p.write_bytes(b"half a library")
+    os.utime(old, (time.time() - 2 * build_mod.STALE_SECONDS,) * 2)
+    lib, _, hit = build_mod.build(src, str(cache), "stale")
+    assert not hit and answer(lib) == 44
+    assert not stale.exists() and not old.exists() and live.exists()
