@@ -99,8 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("models", nargs="*", metavar="MODEL",
                    help="zoo models to run ('all' for the tested models, 'small' for the small custom models; see --list)")
     p.add_argument("--scale", default="small", help=f"model size: {', '.join(zoo.SCALES)} (default small)")
-    p.add_argument("--modes", default=",".join(runner.MODES),
-                   help=f"comma-separated modes among {', '.join(runner.MODES)} (default: all)")
+    p.add_argument("--modes", default=",".join(runner.DEFAULT_MODES),
+                   help=f"comma-separated modes among {', '.join(runner.MODES)} "
+                        f"(default: {','.join(runner.DEFAULT_MODES)})")
     p.add_argument("--steps", type=_positive, default=10, help="measured steps (default 10)")
     p.add_argument("--warmup", type=_non_negative, default=3,
                    help="steps after the first and before the measured ones (default 3)")

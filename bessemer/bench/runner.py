@@ -80,11 +80,23 @@ def setup_bessemer(model: torch.nn.Module, opt: torch.optim.Optimizer) -> Callab
     return opt.step
 
 
+def setup_bessemer_step(model: torch.nn.Module, opt: torch.optim.Optimizer) -> Callable[[], None]:
+    """bessemer.compile_step: forward, loss, backward, clipping and the update as one program.
+    The worker calls that program in place of its whole train step (WHOLE_STEP_MODES); this
+    set-up only checks that nothing else compiled the model."""
+    return opt.step
+
+
 MODES: dict[str, Callable[[torch.nn.Module, torch.optim.Optimizer], Callable[[], None]]] = {
     "eager": setup_eager,
     "inductor": setup_inductor,
     "bessemer": setup_bessemer,
+    "bessemer-step": setup_bessemer_step,
 }
+# the modes `bessemer bench` runs unless --modes says otherwise
+DEFAULT_MODES = ("eager", "inductor", "bessemer")
+# the modes whose compiled program is the whole training step (bessemer.compile_step)
+WHOLE_STEP_MODES = ("bessemer-step",)
 
 
 def _compile_split() -> dict:
@@ -155,7 +167,17 @@ def _run(job: dict, stage: _Stage) -> dict:
 
     opt_step = None  # the mode's optimizer step, set by its set-up below
 
+    whole = None   # the compiled whole step of a WHOLE_STEP_MODES mode, made at its set-up
+
     def train_step(i: int) -> torch.Tensor:
+        nonlocal whole
+        if mode in WHOLE_STEP_MODES:
+            if whole is None:
+                if job["dtype"] != "fp32":
+                    raise ValueError(f"mode {mode} runs fp32 only (bessemer.compile_step has no autocast)")
+                import bessemer
+                whole = bessemer.compile_step(model, opt, w.loss_fn, max_grad_norm=clip)
+            return whole(batches[i % len(batches)])
         opt.zero_grad(set_to_none=True)
         loss = forward_backward(batches[i % len(batches)])
         if clip is not None:

@@ -82,9 +82,13 @@ def _hyper(kind: str, g: dict) -> tuple:
 
 
 def _sig(t: Any) -> Any:
-    if isinstance(t, torch.Tensor):
-        return ("T", tuple(t.shape), t.stride(), t.dtype, t.device.type)
-    return ("V", repr(t))
+    """What a compiled program depends on in a step's argument: a tensor's metadata, the value
+    of anything else (a traced step bakes it in), through lists, tuples and dicts."""
+    from torch.utils._pytree import tree_flatten
+    leaves, spec = tree_flatten(t)
+    return str(spec), tuple(("T", tuple(x.shape), x.stride(), x.dtype, x.device.type, x.requires_grad)
+                            if isinstance(x, torch.Tensor) else ("V", type(x).__name__, repr(x))
+                            for x in leaves)
 
 
 class _StepProgram:
@@ -92,7 +96,7 @@ class _StepProgram:
 
     def __init__(self, owner: "CompiledStep", plan: list, n_args: int, kwarg_names: tuple):
         self.owner = owner
-        self.plan = plan            # per group: (hyper, [param index, ...], has_state)
+        self.plan = plan            # per group: (hyper, [position in the optimizer, ...], state present per member)
         self.n_args = n_args
         self.kwarg_names = kwarg_names
         self.new_state_count = 0
@@ -129,11 +133,11 @@ class _StepProgram:
                 out.extend(g for g in grads if g is not None)
             new_states = []
             pos = 0
-            for (hyper, members, has_state), lr in zip(self.plan, lrs):
-                for j in members:
+            for (hyper, members, present), lr in zip(self.plan, lrs):
+                for j, has in zip(members, present):
                     g = grads[j]
                     p = params[o.opt_index[j]]
-                    st = states[pos] if has_state else None
+                    st = states[pos] if has else None
                     pos += 1
                     if g is None:
                         continue
@@ -195,7 +199,7 @@ class _Bound:
         self._model, self._tensors = model, tensors
 
     def __call__(self, *args, **kwargs):
-        return functional_call(self._model, self._tensors, args, kwargs, tie_weights=False)
+        return functional_call(self._model, self._tensors, args, kwargs)   # tied weights stay tied
 
     def __getattr__(self, name):
         return getattr(self._model, name)
@@ -224,6 +228,7 @@ class CompiledStep:
         from .capture import BessemerBackend
         self.backend = BessemerBackend(config)
         self.programs: dict = {}
+        self._created: list = []     # momentum buffers made for this step's first update
         self.grad_norm: Optional[torch.Tensor] = None
         self.compiled_steps = 0
         self.eager_steps = 0
@@ -261,8 +266,8 @@ class CompiledStep:
             n = len(g["params"])
             members = list(range(pos, pos + n))
             pos += n
-            has_state = self._state_of(g, states)
-            plan.append((_hyper(self.kind, g), members, has_state))
+            present = self._state_of(g, states)
+            plan.append((_hyper(self.kind, g), members, present))
             lr = g["lr"]
             lrs.append(torch.tensor(float(lr), dtype=torch.float64))
         key = (tuple((h, len(m), s) for h, m, s in plan), self.model.training,
@@ -279,28 +284,32 @@ class CompiledStep:
         with torch.no_grad():
             out = prog(params, buffers, states, lrs, list(args), kw_vals)
         self._take_outputs(prog, plan, out)
+        self._drop_unused(prog)
         opt._opt_called = True     # what an lr scheduler checks: the optimizer stepped
         self.compiled_steps += 1
         return out[0]
 
-    def _state_of(self, group: dict, states: list) -> bool:
-        """Append the group's state tensors to `states`; False when SGD has no momentum
-        buffers yet (the program creates them). Adam's state is created here, as torch's
-        _init_group creates it."""
+    def _state_of(self, group: dict, states: list) -> tuple:
+        """Append the group's state tensors to `states` (None for a parameter whose momentum
+        buffer the program creates); returns whether each member has its state. Adam's state
+        is created here, as torch's _init_group creates it."""
         opt = self.optimizer
         if self.kind == "sgd":
             if float(group["momentum"]) == 0:
                 states.extend([] for _ in group["params"])
-                return True
+                return (True,) * len(group["params"])
             bufs = [opt.state.get(p, {}).get("momentum_buffer") for p in group["params"]]
-            if all(b is None for b in bufs):
-                states.extend(None for _ in group["params"])
-                return False
-            if any(b is None for b in bufs):
-                self.why = "some parameters of a group have momentum buffers and others not"
-                self._fallback(self.why)
-            states.extend([b] for b in bufs)
-            return True
+            if all(b is None for b in bufs) and float(group["dampening"]) == 0:
+                # torch's first step sets buf = grad; with no dampening 0 * momentum + grad is
+                # that same value, so zero buffers made here let the first step run the same
+                # program as every later one (one compile instead of two); those of parameters
+                # that get no gradient are dropped again after the step (_drop_unused)
+                for p in group["params"]:
+                    opt.state[p]["momentum_buffer"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                    self._created.append(p)
+                bufs = [opt.state[p]["momentum_buffer"] for p in group["params"]]
+            states.extend(None if b is None else [b] for b in bufs)
+            return tuple(b is not None for b in bufs)
         from torch.optim.optimizer import _get_scalar_dtype
         for p in group["params"]:
             st = opt.state[p]
@@ -308,8 +317,16 @@ class CompiledStep:
                 st["step"] = torch.tensor(0.0, dtype=_get_scalar_dtype())
                 st["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
                 st["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                self._created.append(p)    # dropped after the step if p gets no gradient
             states.append([st["exp_avg"], st["exp_avg_sq"], st["step"]])
-        return True
+        return (True,) * len(group["params"])
+
+    def _drop_unused(self, prog: _StepProgram) -> None:
+        index = {id(p): i for i, p in enumerate(self.params)}
+        for p in self._created:
+            if index[id(p)] not in prog.used:
+                del self.optimizer.state[p]
+        self._created.clear()
 
     def _take_outputs(self, prog: _StepProgram, plan: list, out: tuple) -> None:
         i = 1
@@ -327,11 +344,10 @@ class CompiledStep:
             i += n
         made = iter(out[i:])
         if self.kind == "sgd":
-            for hyper, members, has_state in plan:
-                if not has_state:
-                    for j in members:
-                        if self.opt_index[j] in prog.used:
-                            self.optimizer.state[opt_params[j]]["momentum_buffer"] = next(made)
+            for hyper, members, present in plan:
+                for j, has in zip(members, present):
+                    if not has and self.opt_index[j] in prog.used:
+                        self.optimizer.state[opt_params[j]]["momentum_buffer"] = next(made)
 
 
 def compile_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer,

@@ -152,8 +152,48 @@ def test_lr_schedule_needs_no_recompile():
         se.step()
         sc.step()
     _assert_close_state(me.state_dict(), mc.state_dict())
-    # the first step (no momentum buffers yet) and every later one: two programs, whatever the lr
+    # one program whatever the lr
+    assert len(step.programs) == 1
+
+
+def test_sgd_with_dampening_first_step_and_unused_parameters():
+    """dampening != 0: the first step's buffer is the gradient itself (its own program); a
+    parameter without a gradient gets no state, as in torch."""
+    class WithUnused(Net):
+        def __init__(self):
+            super().__init__(0.0)
+            self.unused = nn.Linear(3, 3)
+
+    data = _data(3)
+    torch.manual_seed(0)
+    me, mc = WithUnused(), WithUnused()
+    mc.load_state_dict(me.state_dict())
+    make = lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.3)   # noqa: E731
+    oe, oc = make(me.parameters()), make(mc.parameters())
+    step = bessemer.compile_step(mc, oc, loss_fn, max_grad_norm=1.0, **CFG)
+    for x, y in data:
+        _eager_step(me, oe, x, y, 1.0)
+        step(x, y)
+    _assert_close_state(me.state_dict(), mc.state_dict())
+    se, sc = oe.state_dict()["state"], oc.state_dict()["state"]
+    assert se.keys() == sc.keys()
+    for k in se:
+        _assert_close_state(se[k], sc[k])
     assert len(step.programs) == 2
+
+
+@pytest.mark.parametrize("name", ["sgd-momentum", "adamw"])
+def test_state_of_unused_parameters_is_dropped(name):
+    class WithUnused(Net):
+        def __init__(self):
+            super().__init__(0.0)
+            self.unused = nn.Linear(3, 3)
+
+    m = WithUnused()
+    opt = OPTIMIZERS[name](m.parameters())
+    step = bessemer.compile_step(m, opt, loss_fn, **CFG)
+    step(*_data(1)[0])
+    assert m.unused.weight not in opt.state and m.fc1.weight in opt.state
 
 
 def test_unsupported_optimizer_is_one_line_error():
