@@ -190,6 +190,7 @@ def add_jobs(j: argparse.ArgumentParser) -> None:
         ("stop", jobs_stop, "stop a running job (every process of it)"),
         ("metrics", jobs_metrics, "print a job's metrics (--plot DIR: and draw a PNG of each over time)"),
         ("compare", jobs_compare, "put jobs side by side: speed, compile time, memory, final metrics, loss curves"),
+        ("repair", jobs_repair, "rebuild the job store (jobs.sqlite) from the job folders, keeping a damaged one aside"),
     )
     for name, fn, helptext in actions:
         a = js.add_parser(name, help=helptext, description=helptext[0].upper() + helptext[1:] + ".")
@@ -197,7 +198,7 @@ def add_jobs(j: argparse.ArgumentParser) -> None:
             a.add_argument("names", nargs="+", metavar="NAME", help="two or more jobs; speed-ups are against the first")
             a.add_argument("--metric", help="the metric whose curves are drawn (default: loss)")
             a.add_argument("--plot", metavar="PNG", help="draw the curves into this PNG (default: no picture)")
-        elif name != "list":
+        elif name not in ("list", "repair"):
             a.add_argument("name", help="the job's name")
         a.add_argument("--output-path", default="runs", help="where the jobs are (default: runs)")
         a.set_defaults(run=fn)
@@ -297,6 +298,23 @@ def jobs_metrics(args: argparse.Namespace) -> int:
         for path in report.plot_metrics(job, Path(args.plot)):
             print(f"plot: {path.resolve()}")
     return 0
+
+
+def jobs_repair(args: argparse.Namespace) -> int:
+    from .repair import repair
+
+    done = repair(args.output_path)
+    if done.damage:
+        print(f"bessemer: {done.store} was damaged ({done.damage}); it is kept at {done.moved_to}")
+    if done.restored:
+        print(f"bessemer: {len(done.restored)} job{'' if len(done.restored) == 1 else 's'} rebuilt from "
+              f"{'their folders' if len(done.restored) > 1 else 'its folder'} into {done.store}: "
+              f"{', '.join(done.restored)}")
+    elif not done.damage:
+        print(f"bessemer: {done.store} is sound and has every job folder's job; nothing to repair")
+    for folder in done.unreadable:
+        print(f"bessemer: could not read the record of the job folder {folder}", file=sys.stderr)
+    return 1 if done.unreadable else 0
 
 
 def jobs_compare(args: argparse.Namespace) -> int:

@@ -1,7 +1,6 @@
 """TrainingJob: a handle on one job's record, folder and log."""
 from __future__ import annotations
 
-import signal
 import socket
 import sys
 import time
@@ -11,28 +10,32 @@ from typing import Any, Optional, TextIO
 from .errors import JobFailedError, JobStoppedError
 from .layout import JobDir
 from .logs import LogFollower
-from .processes import group_alive, process_running, signal_group
-from .store import COMPLETED, FAILED, STOPPED, JobRecord, JobStore
+from .processes import process_running
+from .store import COMPLETED, IN_PROGRESS, STOPPED, JobRecord, JobStore
 
 WAIT_POLL_S = 0.2
 
 
 def reconcile(store: JobStore, record: JobRecord) -> JobRecord:
     """A job still recorded InProgress whose supervising process on this machine has gone
-    (killed, or it could not start) will never record its end: record it Failed."""
+    (killed, or it could not start) will never record its end: stop what is left of it, sync
+    its checkpoints and record it Failed (engines.supervisor.recover)."""
     if record.done or not record.supervisor_pid or record.host != socket.gethostname() \
             or process_running(record.supervisor_pid):
         return record
     record = store.get(record.name)  # it may have ended just now
     if not record.done:
-        reason = (f"the job's supervisor (pid {record.supervisor_pid}) ended without recording the "
-                  "job's end")
-        if record.pgid and group_alive(record.pgid):  # nothing watches them any more
-            signal_group(record.pgid, signal.SIGKILL)
-            reason += ", so the job's processes were killed"
-        store.finish(record.name, FAILED, failure_reason=f"{reason}; see the log: {record.log_path}")
+        from .engines.supervisor import recover
+
+        recover(store, record)
         record = store.get(record.name)
     return record
+
+
+def reconcile_all(store: JobStore) -> None:
+    """Reconcile every job recorded InProgress (see reconcile)."""
+    for record in store.list(status=IN_PROGRESS):
+        reconcile(store, record)
 
 
 class TrainingJob:

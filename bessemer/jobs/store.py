@@ -7,22 +7,35 @@ opens its own short connection, so the estimator, a job's supervisor and
 `bessemer jobs` in another shell may all use one database at once (WAL journal,
 waits on a busy lock). Commands that only read (`JobStore(path, create=False)`)
 never create a database.
+
+The database is never replaced silently: a new one is made under a temporary name
+and linked into place, so a `jobs.sqlite` that is empty, truncated or not SQLite at
+all is damage, reported as StoreDamaged (one line: which file, what is wrong, how to
+recover). Each job's folder keeps a copy of its record (`record.json`: the row and its
+attempts, rewritten in the same transaction as every change but metrics), from which
+`bessemer jobs repair` (repair.py) rebuilds the store.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 import math
+import os
 import secrets
 import sqlite3
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Sequence
 
+from ..fsutil import atomic_write_text
+
 DB_NAME = "jobs.sqlite"
+RECORD_FILE = "record.json"          # in each job's folder: its record and attempts
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 IN_PROGRESS = "InProgress"
 COMPLETED = "Completed"
@@ -120,6 +133,7 @@ class JobRecord:
     # the main process's own high-water mark as the kernel kept it, whichever is larger
     peak_memory_bytes: Optional[int] = None
     batch_search: dict = field(default_factory=dict)  # batch_size="auto": what the search chose (autobatch.py)
+    stop_reason: Optional[str] = None      # why a stop was requested ("stop requested", "interrupted (Ctrl-C)")
 
     @property
     def done(self) -> bool:
@@ -200,26 +214,101 @@ class UnknownJob(ValueError):
     """No job of that name in the store."""
 
 
+class StoreDamaged(ValueError):
+    """jobs.sqlite is there but is not a sound job store (empty, truncated, garbled)."""
+
+
+def damaged(path: Path, what: str) -> StoreDamaged:
+    folder = path.parent.resolve()
+    return StoreDamaged(f"{path.resolve()} is damaged: {what}; the job folders keep their records: "
+                        f"`bessemer jobs repair --output-path {folder}` rebuilds it from them (the damaged "
+                        "file is kept aside)")
+
+
+def file_damage(path: Path) -> Optional[str]:
+    """What is wrong with the database file at `path` by its size and header, or None."""
+    size = path.stat().st_size
+    if size == 0:
+        return "it is empty (0 bytes)"
+    with open(path, "rb") as f:
+        head = f.read(100)
+    if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
+        return "it is not an SQLite database (its header is garbled)"
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    # The header's page count is valid while its version-valid-for number equals the change counter.
+    if pages and head[92:96] == head[24:28] and size < pages * page_size:
+        return f"it is truncated ({size} of {pages * page_size} bytes)"
+    return None
+
+
 class JobStore:
     def __init__(self, output_path: str | Path, create: bool = True):
-        self.path = Path(output_path) / DB_NAME
-        if not create and not self.path.is_file():
-            raise NoJobStore(f"no jobs in {Path(output_path).resolve()} (there is no {DB_NAME}); pass "
-                             "--output-path (output_path=) of the folder the jobs were started with")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(output_path).resolve() / DB_NAME
+        if not self.path.is_file():
+            if not create:
+                raise NoJobStore(f"no jobs in {Path(output_path).resolve()} (there is no {DB_NAME}); pass "
+                                 "--output-path (output_path=) of the folder the jobs were started with")
+            _create_database(self.path)
+        what = file_damage(self.path)
+        if what:
+            raise damaged(self.path, what)
         with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").fetchone():
+                raise damaged(self.path, "it has no jobs table")
+            db.executescript(_SCHEMA)   # tables added since an earlier version
             _add_missing_columns(db)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        # mode=rw: a database that has gone is an error, never silently made anew
+        try:
+            db = sqlite3.connect(f"{self.path.as_uri()}?mode=rw", uri=True, timeout=30.0, isolation_level=None)
+        except sqlite3.OperationalError:
+            if not self.path.exists():
+                raise damaged(self.path, "it has gone (removed while in use)") from None
+            raise
         try:
             db.execute("PRAGMA busy_timeout=30000")
             yield db
+        except sqlite3.DatabaseError as e:
+            # OperationalError (locked, ...) and IntegrityError are its subclasses, not damage
+            if type(e) is sqlite3.DatabaseError:
+                raise damaged(self.path, f"sqlite says {e}") from None
+            raise
         finally:
             db.close()
+
+    @contextmanager
+    def _changing(self, name: str) -> Iterator[sqlite3.Connection]:
+        """A write transaction on job `name` that also rewrites the job folder's record.json
+        (under the write lock, so the copies are written in the order of the changes)."""
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                self._mirror(db, name)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def _mirror(self, db: sqlite3.Connection, name: str) -> None:
+        db.row_factory = sqlite3.Row
+        row = db.execute("SELECT * FROM jobs WHERE name = ?", (name,)).fetchone()
+        db.row_factory = None
+        if row is None or not row["job_dir"] or not os.path.isdir(row["job_dir"]):
+            return  # not prepared yet, or its folder was removed
+        attempts = db.execute("SELECT attempt, status, start_time, end_time, exit_code, reason FROM attempts "
+                              "WHERE job = ? ORDER BY attempt", (name,)).fetchall()
+        content = {"record": dataclasses.asdict(_from_row(row)),
+                   "attempts": [dataclasses.asdict(Attempt(*a)) for a in attempts]}
+        path = Path(row["job_dir"]) / RECORD_FILE
+        try:
+            atomic_write_text(path, json.dumps(content, indent=2, sort_keys=True))
+        except OSError as e:  # the record in the database stands; only the copy is behind
+            warnings.warn(f"bessemer: could not keep job {name}'s record in {path}: {e}", stacklevel=3)
 
     # -- creating ---------------------------------------------------------------
     def create(self, record: JobRecord) -> None:
@@ -228,7 +317,7 @@ class JobStore:
         cols = ", ".join(row)
         marks = ", ".join("?" for _ in row)
         try:
-            with self._connect() as db:
+            with self._changing(record.name) as db:
                 db.execute(f"INSERT INTO jobs ({cols}) VALUES ({marks})", list(row.values()))
         except sqlite3.IntegrityError:
             raise JobNameTaken(f"job_name {record.name!r} is already taken in {self.path}") from None
@@ -290,7 +379,7 @@ class JobStore:
             raise ValueError(f"unknown job record field(s): {sorted(unknown)}")
         row = _encode(fields)
         sets = ", ".join(f"{k} = ?" for k in row)
-        with self._connect() as db:
+        with self._changing(name) as db:
             db.execute(f"UPDATE jobs SET {sets} WHERE name = ?", [*row.values(), name])
 
     def finish(self, name: str, status: str, **fields: Any) -> None:
@@ -299,17 +388,18 @@ class JobStore:
             raise ValueError(f"status must be one of {list(TERMINAL)}, got {status!r}")
         row = _encode({"status": status, "end_time": time.time(), **fields})
         sets = ", ".join(f"{k} = ?" for k in row)
-        with self._connect() as db:
+        with self._changing(name) as db:
             db.execute(f"UPDATE jobs SET {sets} WHERE name = ? AND status = ?",
                        [*row.values(), name, IN_PROGRESS])
 
     # -- stopping -------------------------------------------------------------------
-    def request_stop(self, name: str) -> bool:
-        """Ask a running job to stop; False when it has already ended."""
+    def request_stop(self, name: str, reason: str = "stop requested") -> bool:
+        """Ask a running job to stop (the record's reason will be `Stopped: <reason>`); False
+        when it has already ended."""
         self.get(name)
-        with self._connect() as db:
-            cur = db.execute("UPDATE jobs SET stop_requested = 1 WHERE name = ? AND status = ?",
-                             (name, IN_PROGRESS))
+        with self._changing(name) as db:
+            cur = db.execute("UPDATE jobs SET stop_requested = 1, stop_reason = ? WHERE name = ? AND status = ?",
+                             (reason, name, IN_PROGRESS))
             return cur.rowcount > 0
 
     def stop_requested(self, name: str) -> bool:
@@ -317,18 +407,36 @@ class JobStore:
             row = db.execute("SELECT stop_requested FROM jobs WHERE name = ?", (name,)).fetchone()
         return bool(row and row[0])
 
+    def claim_supervision(self, name: str, dead_pid: int, pid: int, host: str) -> bool:
+        """Make `pid` on `host` the supervisor of a running job whose supervisor `dead_pid`
+        died; False when another process claimed it first (or the job has ended)."""
+        with self._changing(name) as db:
+            cur = db.execute("UPDATE jobs SET supervisor_pid = ?, host = ? WHERE name = ? AND status = ? "
+                             "AND supervisor_pid = ?", (pid, host, name, IN_PROGRESS, dead_pid))
+            return cur.rowcount > 0
+
     # -- attempts -------------------------------------------------------------------
     def start_attempt(self, name: str, attempt: int) -> None:
-        with self._connect() as db:
+        with self._changing(name) as db:
             db.execute("INSERT OR REPLACE INTO attempts (job, attempt, status, start_time) VALUES (?, ?, ?, ?)",
                        (name, attempt, IN_PROGRESS, time.time()))
 
     def end_attempt(self, name: str, attempt: int, status: str, exit_code: Optional[int],
                     reason: Optional[str]) -> None:
-        with self._connect() as db:
+        with self._changing(name) as db:
             db.execute("UPDATE attempts SET status = ?, end_time = ?, exit_code = ?, reason = ? "
                        "WHERE job = ? AND attempt = ? AND status = ?",
                        (status, time.time(), exit_code, reason, name, attempt, IN_PROGRESS))
+
+    def restore(self, record: JobRecord, attempts: Sequence[Attempt]) -> None:
+        """Put back a job's record and attempts (repair.py), as its folder kept them."""
+        row = _to_row(record)
+        with self._changing(record.name) as db:
+            db.execute(f"INSERT INTO jobs ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})",
+                       list(row.values()))
+            db.executemany("INSERT OR REPLACE INTO attempts (job, attempt, status, start_time, end_time, exit_code, "
+                           "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           [(record.name, *dataclasses.astuple(a)) for a in attempts])
 
     def attempts(self, name: str) -> list[Attempt]:
         with self._connect() as db:
@@ -367,6 +475,27 @@ class JobStore:
 
     def describe(self, name: str) -> dict[str, Any]:
         return self.get(name).describe(self.metrics(name), self.attempts(name))
+
+
+def _create_database(path: Path) -> None:
+    """Make an empty job store at `path`: under a temporary name, then linked into place, so
+    that no reader ever sees a file without the schema (which would be damage)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{DB_NAME}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+        finally:
+            db.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process made it first
+    finally:
+        for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
+            leftover.unlink(missing_ok=True)
 
 
 def _add_missing_columns(db: sqlite3.Connection) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from bessemer import PyTorch, TrainingCompilerConfig
 from bessemer.jobs import JobFailedError, JobStoppedError, TrainingJob
+from bessemer.jobs.engines.local import LocalEngine
 from bessemer.jobs.hooks import STARTUP_DIR
 from bessemer.jobs.store import COMPLETED, FAILED, IN_PROGRESS, STOPPED, JobStore
 
@@ -323,24 +324,6 @@ def test_attach_finds_a_job_by_name(tmp_path):
         TrainingJob.attach("findme-missing", tmp_path / "runs")
 
 
-def test_a_job_whose_supervisor_was_killed_is_recorded_failed_and_its_processes_end(tmp_path):
-    script = write(tmp_path / "sleeper.py", SLEEPER)
-    pids = tmp_path / "pids"
-    pids.mkdir()
-    est = PyTorch(entry_point=script, output_path=tmp_path / "runs", environment={"PID_DIR": str(pids)})
-    est.fit(wait=False)
-    job = est.latest_training_job
-    wait_for(lambda: len(read_pids(pids)) == 2 or job_ended(est), what="the detached job to start")
-    supervisor = job.store.get(job.name).supervisor_pid
-    os.kill(supervisor, signal.SIGKILL)
-    wait_for(lambda: not process_running(supervisor), what="the supervisor to die")
-    with pytest.raises(JobFailedError, match=r"supervisor \(pid \d+\) ended without recording"):
-        est.wait(logs=False)
-    assert job.status == FAILED
-    wait_for(lambda: not any(process_running(p) for p in read_pids(pids)), timeout=10,
-             what="the orphaned processes to end")
-
-
 def test_compile_lines_become_the_records_compile_summary(tmp_path):
     """The supervisor collects the per-graph lines the job's processes log (and the compiler's
     fallback warnings) into one summary line and the record."""
@@ -373,7 +356,7 @@ def test_a_job_no_sample_caught_still_has_its_peak_memory(tmp_path, monkeypatch)
 
     monkeypatch.setattr(supervisor, "group_memory", lambda pgid: 0)
     script = write(tmp_path / "train.py", "block = bytearray(96 << 20)\nblock[::4096] = b'x' * len(block[::4096])\n")
-    est = PyTorch(entry_point=script, output_path=tmp_path / "runs")
+    est = PyTorch(entry_point=script, output_path=tmp_path / "runs", engine=LocalEngine(in_process=True))
     est.fit(logs=False)
     d = est.describe()
     assert d["TrainingJobStatus"] == COMPLETED
@@ -394,7 +377,8 @@ def test_a_failing_metrics_reader_costs_the_live_metrics_only(tmp_path, monkeypa
     monkeypatch.setattr(LogTail, "poll", broken_once)
     script = write(tmp_path / "train.py", "print('loss=0.5')\nprint('loss=0.25')\n")
     est = PyTorch(entry_point=script, output_path=tmp_path / "runs",
-                  metric_definitions=[{"Name": "loss", "Regex": r"loss=([0-9.]+)"}])
+                  metric_definitions=[{"Name": "loss", "Regex": r"loss=([0-9.]+)"}],
+                  engine=LocalEngine(in_process=True))  # the supervisor runs here, patched
     est.fit(logs=False)
     assert est.describe()["TrainingJobStatus"] == COMPLETED
     assert est.metrics() == {"loss": [0.5, 0.25]}  # read from the log at the end
@@ -413,7 +397,8 @@ def test_a_failing_supervisor_records_the_job_failed_and_ends_its_processes(tmp_
         raise RuntimeError("supervisor bug")
 
     monkeypatch.setattr(Supervisor, "_watch", watch_then_fail)
-    est = PyTorch(entry_point=script, output_path=tmp_path / "runs", environment={"PID_DIR": str(pids)})
+    est = PyTorch(entry_point=script, output_path=tmp_path / "runs", environment={"PID_DIR": str(pids)},
+                  engine=LocalEngine(in_process=True))  # the supervisor runs here, patched
     with pytest.raises(RuntimeError, match="supervisor bug"):
         est.fit(logs=False)
     d = est.describe()

@@ -2,9 +2,15 @@
 
 One supervisor per job (supervisor.py) starts the script (plain `python`, or
 torchrun for several processes) in a process group of its own, with everything
-it prints going to the job's log, and watches it to its end. fit(wait=True)
-runs the supervisor in the caller; fit(wait=False) runs it as a detached process
-(`python -m bessemer.jobs.engines.local JOB.json`) that outlives the caller.
+it prints going to the job's log, and watches it to its end. The supervisor runs
+as a detached process (`python -m bessemer.jobs.engines.local JOB.json`, in a
+session of its own) that outlives its caller: fit(wait=False) returns once it has
+started; fit(wait=True) (and a foreground `bessemer train`) only follows the job's
+log, so a closed terminal (SIGHUP) or a killed caller leaves the job running, and
+`bessemer jobs logs -f NAME` picks it up again. Ctrl-C in the follower stops the
+job, as `stop()` does. A job whose checkpoint_path lives in the caller's memory
+(memory://), or an engine made with `LocalEngine(in_process=True)`, has its
+supervisor run in the caller instead.
 """
 from __future__ import annotations
 
@@ -13,9 +19,13 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from ..checkpoints import in_process_only
+from ..job import TrainingJob, reconcile_all
 from ..layout import JobDir
+from ..logs import LogFollower
 from ..outcome import finish_job
 from ..store import FAILED, JobStore
 from .base import Engine, JobSpec
@@ -23,8 +33,14 @@ from .launch import launcher_env
 from .supervisor import Stop, Supervisor
 
 
+FOLLOW_POLL_S = 0.2       # how often a follower reads the log and the record
+
+
 class LocalEngine(Engine):
     name = "local"
+
+    def __init__(self, in_process: bool = False):
+        self.in_process = in_process   # run the supervisor in the caller (it ends with the caller)
 
     def check(self, instance_count: int, processes_per_instance: int) -> None:
         if instance_count != 1:
@@ -33,10 +49,14 @@ class LocalEngine(Engine):
                              "several processes")
 
     def run(self, spec: JobSpec, logs: bool = True) -> str:
-        _record_supervisor(spec, os.getpid())
-        return Supervisor(spec, stream=sys.stdout if logs else None).run()
+        if self.in_process or in_process_only(spec.checkpoint_path) or in_process_only(spec.output_url):
+            _record_supervisor(spec, os.getpid())
+            return Supervisor(spec, stream=sys.stdout if logs else None).run()
+        self.submit(spec)
+        return follow(TrainingJob(spec.name, spec.output_path, create=False), sys.stdout if logs else None)
 
     def submit(self, spec: JobSpec) -> None:
+        reconcile_all(JobStore(spec.output_path))  # jobs whose supervisor died are ended first
         job = JobDir(Path(spec.job_dir))
         spec.save(job.spec_file)
         with open(job.log, "ab") as log:
@@ -44,6 +64,32 @@ class LocalEngine(Engine):
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                     start_new_session=True, env=launcher_env())
         _record_supervisor(spec, proc.pid)
+
+
+def follow(job: TrainingJob, stream) -> str:
+    """Stream the job's log (to `stream`, when not None) until the job ends; returns its final
+    status. Ctrl-C stops the job, as `stop()` does (its processes are ended, its checkpoints
+    synced, the record says Stopped), waits for that, and raises KeyboardInterrupt; a second
+    Ctrl-C leaves the job stopping on its own."""
+    follower = LogFollower(job.job_dir.log, stream)
+
+    def to_end() -> str:
+        while not (record := job.record()).done:
+            follower.pump()
+            time.sleep(FOLLOW_POLL_S)
+        follower.pump()
+        return record.status
+
+    try:
+        return to_end()
+    except KeyboardInterrupt:
+        job.store.request_stop(job.name, reason="interrupted (Ctrl-C)")
+        try:
+            to_end()
+        except KeyboardInterrupt:
+            print(f"\nbessemer: training job {job.name} is stopping; `bessemer jobs logs {job.name} -f "
+                  f"--output-path {job.output_path}` follows it", file=sys.stderr)
+        raise
 
 
 def _record_supervisor(spec: JobSpec, pid: int) -> None:

@@ -11,6 +11,10 @@
               attempt from the checkpoints synced so far; every attempt is recorded
     end       SIGTERM to the group (SIGKILL after the grace), every checkpoint copied,
               the outcome recorded (outcome.finish_job)
+
+A supervisor killed outright (kill -9) records nothing; the next command that reads
+the job (job.reconcile) finds its process gone and calls `recover`, which does the
+`end` step in its place and records the job Failed.
 """
 from __future__ import annotations
 
@@ -18,19 +22,23 @@ import contextlib
 import os
 import shlex
 import signal
+import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
-from ..checkpoints import CheckpointSync
+from ..checkpoints import CheckpointSync, in_process_only
 from ..contract import hyperparameters_to_args
 from ..layout import JobDir, write_input_config
 from ..logs import LogFollower
+from ..metrics import validate_definitions
 from ..outcome import finish_job, log_tail, script_failure
 from ..processes import group_alive, group_memory, group_open_files, signal_group
-from ..store import COMPLETED, FAILED, STOPPED, JobStore
+from ..store import COMPLETED, FAILED, IN_PROGRESS, STOPPED, JobRecord, JobStore
+from ..tail import LogTail, MetricSinks
 from .base import JobSpec
 from .launch import host_info, job_command, job_environment
 
@@ -178,7 +186,8 @@ class Supervisor:
             if now >= next_stop_check:
                 next_stop_check = now + STOP_CHECK_S
                 if self.store.stop_requested(self.spec.name):
-                    return STOPPED, "Stopped: stop requested"
+                    why = self.store.get(self.spec.name).stop_reason or "stop requested"
+                    return STOPPED, f"Stopped: {why}"
             if self.checkpoints is not None and now >= next_sync:
                 next_sync = now + SYNC_S
                 self.checkpoints.sync(busy=self._open_files())
@@ -286,3 +295,51 @@ def _interrupts_held():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def recover(store: JobStore, record: JobRecord, grace: float = STOP_GRACE_S) -> None:
+    """End a job whose supervisor died without recording its end: claim it (one process
+    does this, however many read the record at once), stop its processes as a stop would
+    (SIGTERM, SIGKILL after `grace`), copy its checkpoints to checkpoint_path, and record
+    the job and its attempt Failed with the reason."""
+    dead = record.supervisor_pid
+    if not dead or not store.claim_supervision(record.name, dead, os.getpid(), socket.gethostname()):
+        return
+    print(f"bessemer: the supervisor of training job {record.name} (pid {dead}) has gone; stopping the job's "
+          "processes and syncing its checkpoints", file=sys.stderr)
+    reason = f"the job's supervisor (pid {dead}) ended without recording the job's end"
+    if record.pgid and group_alive(record.pgid):  # nothing watches them any more
+        signal_group(record.pgid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while group_alive(record.pgid) and time.monotonic() < deadline:
+            time.sleep(POLL_S)
+        if group_alive(record.pgid):
+            signal_group(record.pgid, signal.SIGKILL)
+        reason += ", so the job's processes were stopped"
+    job = JobDir(Path(record.job_dir)) if record.job_dir else None
+    notes = []
+    if record.checkpoint_path and job is not None and not in_process_only(record.checkpoint_path):
+        try:
+            n = CheckpointSync(record.checkpoint_path, job.checkpoints).sync(final=True)
+            notes.append(f"bessemer: checkpoints: {n} file cop{'y' if n == 1 else 'ies'} made to "
+                         f"{record.checkpoint_path} after the supervisor had gone")
+        except Exception as e:  # noqa: BLE001 - the job's end must still be recorded
+            notes.append(f"bessemer: checkpoints: could not copy to {record.checkpoint_path}: {e!r}")
+    reason += f"; see the log: {record.log_path}"
+    for attempt in store.attempts(record.name):
+        if attempt.status == IN_PROGRESS:
+            store.end_attempt(record.name, attempt.attempt, FAILED, None, reason)
+    try:
+        spec = JobSpec.load(job.spec_file) if job is not None else None
+    except (OSError, ValueError, TypeError):
+        spec = None
+    if spec is None:
+        store.finish(record.name, FAILED, failure_reason=reason)
+        return
+    if notes:
+        with open(job.log, "a", encoding="utf-8") as log:
+            log.write("\n".join(notes) + "\n")
+    # The metrics the log holds go to the record only: the live TensorBoard and CSV files
+    # already have those the supervisor read, and appending them again would repeat them.
+    tail = LogTail(job.log, validate_definitions(spec.metric_definitions), MetricSinks(store, spec.name, None, None))
+    finish_job(spec, FAILED, None, reason, tail=tail)
