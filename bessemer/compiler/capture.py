@@ -209,7 +209,7 @@ class BessemerBackend:
         if self._caching():
             self._to_store = {
                 "kind": kind, "name": name, "device": str(backends.graph_device(example_inputs)),
-                "src": cg.cpp, "wrapper": cg.wrapper, "consts": cg.consts,
+                "src": cg.source, "wrapper": cg.wrapper, "consts": cg.consts,
                 "kernels": graph_cache.light_kernels(cg.kernels), "n_kernels": cg.n_kernels,
                 "n_externs": cg.n_externs, "schedule": cg.schedule_text,
                 "fallback_gm": graph_cache.fallback_module(gm) if cg.backend == "triton" else None}

@@ -52,13 +52,13 @@ GRAPH_PASSES: list[tuple[str, Callable[[ir.Graph], ir.Graph]]] = [
 @dataclass
 class CompiledGraph:
     fn: Callable
-    cpp: str
+    source: str                       # the kernels' source: C++ or a Triton module
     wrapper: str
     timings: dict
     n_kernels: int
     n_externs: int
     cache_hit: bool
-    so_path: Optional[str]            # the built artifact: .so (cpp) or .py (triton)
+    artifact: Optional[str]           # the built artifact: .so (cpp) or .py (triton)
     schedule_text: str = ""
     backend: str = "cpp"
     kernels: list = field(default_factory=list)     # KernelSource per kernel

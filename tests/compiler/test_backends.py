@@ -135,12 +135,12 @@ def test_triton_kernels_are_cached_on_disk(tmp_path):
     f, be = _compile(lambda x: torch.softmax(x, -1) * 2, tmp_path, backend="triton", fallback="error")
     f(torch.randn(16, 10))
     cg = be.compiled[0]
-    assert cg.backend == "triton" and cg.so_path.endswith(".py") and os.path.exists(cg.so_path)
+    assert cg.backend == "triton" and cg.artifact.endswith(".py") and os.path.exists(cg.artifact)
     assert not cg.cache_hit
     torch._dynamo.reset()
     f2, be2 = _compile(lambda x: torch.softmax(x, -1) * 2, tmp_path, backend="triton", fallback="error")
     f2(torch.randn(16, 10))
-    assert be2.compiled[0].cache_hit and be2.compiled[0].so_path == cg.so_path
+    assert be2.compiled[0].cache_hit and be2.compiled[0].artifact == cg.artifact
 
 
 def test_autotune_winners_are_cached(tmp_path):
@@ -207,7 +207,7 @@ def test_identical_kernels_share_one_triton_function(tmp_path):
     cg = be.compiled[0]
     names = {k.meta.fn_name for k in cg.kernels}
     assert len(cg.kernels) == 2 * len(names)
-    assert cg.cpp.count("@triton.jit\ndef k_") == len(names)
+    assert cg.source.count("@triton.jit\ndef k_") == len(names)
 
 
 def test_interpreter_switched_on_after_import_is_refused_by_name():

@@ -102,7 +102,7 @@ def test_varying_batch_and_length_compile_twice_and_train_as_eager(tmp_path, dyn
         assert len(names) - len(static) == (2 if dynamic else 4), names
         for cg in backend.bessemer.compiled:
             if "." in cg.name:
-                assert "_s" in cg.cpp and "_s" in cg.wrapper, cg.name   # sizes are kernel arguments
+                assert "_s" in cg.source and "_s" in cg.wrapper, cg.name   # sizes are kernel arguments
 
 
 def test_bessemer_compile_defaults_to_torch_compile_dynamic(tmp_path):
@@ -187,7 +187,7 @@ def test_triton_kernels_of_a_symbolic_graph_train_as_eager(tmp_path, monkeypatch
     # one symbolic compile of the forward and one of the backward served all three shapes,
     # the Triton kernels taking the sizes as arguments
     assert len(names) == 2, names
-    assert all("_s" in cg.cpp for cg in backend.bessemer.compiled)
+    assert all("_s" in cg.source for cg in backend.bessemer.compiled)
 
 
 @pytest.mark.skipif(not backends.triton_interpreting(), reason="runs CPU tensors through Triton's interpreter")
@@ -204,7 +204,7 @@ def test_a_split_column_reduction_serves_every_row_count(tmp_path):
     assert len(names) == 1, names
     (cg,) = backend.bessemer.compiled
     (k,) = cg.kernels
-    assert k.kind == "column reduction" and k.meta.chunk > 0 and "NSPLIT" in cg.cpp
+    assert k.kind == "column reduction" and k.meta.chunk > 0 and "NSPLIT" in cg.source
 
 
 def test_python_floats_of_a_symbolic_graph_are_computed_in_its_kernels(tmp_path):

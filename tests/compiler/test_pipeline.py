@@ -58,7 +58,7 @@ def test_row_invariant_load_is_named_before_the_row_loop(tmp_path):
     x, s = torch.randn(64, 256), torch.tensor(0.5)
     torch.testing.assert_close(f(x, s), torch.softmax(x * s, -1) * s)
     (cg,) = be.compiled
-    code = cg.cpp[cg.cpp.index('extern "C" void'):]
+    code = cg.source[cg.source.index('extern "C" void'):]
     scalar = re.search(r"float (t\d+) = (b\d+)\[\(0\)\];", code)
     assert scalar, code
     loops = code.split("#pragma omp simd")
@@ -76,7 +76,7 @@ def test_cse_and_simplify(tmp_path):
     f, be = _compile_fn(lambda x: (x * 1 + 0) * torch.exp(x) + torch.exp(x), tmp_path, debug_dir=str(tmp_path / "dbg"))
     x = torch.randn(100)
     torch.testing.assert_close(f(x), x * torch.exp(x) + torch.exp(x))
-    cpp = be.compiled[0].cpp.split('extern "C" void k0')[1]
+    cpp = be.compiled[0].source.split('extern "C" void k0')[1]
     assert cpp.count("expf(") == 1 and "* ((float)1.0)" not in cpp
 
 

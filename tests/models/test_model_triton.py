@@ -49,4 +49,4 @@ def test_triton_backend_is_used(kernel_cache):
     f(x).sum().backward()
     graphs = backend.bessemer.compiled
     assert graphs and all(g.backend == "triton" for g in graphs)
-    assert all("@triton.jit" in g.cpp for g in graphs if g.n_kernels)
+    assert all("@triton.jit" in g.source for g in graphs if g.n_kernels)

@@ -83,9 +83,9 @@ def check_graphs(graphs, arch: int = 90, all_configs: bool = False) -> tuple[boo
     import tempfile
     entries, seen = [], set()
     for cg in graphs:
-        if cg.backend == "triton" and cg.kernels and cg.so_path not in seen:
-            seen.add(cg.so_path)
-            entries.append(manifest_entry(cg.so_path, cg.kernels))
+        if cg.backend == "triton" and cg.kernels and cg.artifact not in seen:
+            seen.add(cg.artifact)
+            entries.append(manifest_entry(cg.artifact, cg.kernels))
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(entries, f)
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
