@@ -27,6 +27,7 @@ import tempfile
 from typing import Optional
 
 from .. import zoo
+from ..cliargs import OneLineParser, non_negative, positive
 from . import dynamic, report, runner, suite
 
 DEFAULT_MODELS = ("mlp", "gpt2")  # the core benchmark
@@ -36,31 +37,6 @@ PROG = "bessemer bench"
 
 class UsageError(Exception):
     """Bad input; the message is the one line the user sees."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line and exit code 2, instead of argparse's usage dump
-        raise UsageError(message)
-
-
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return v
-
-
-def _non_negative(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return v
 
 
 def _seconds(text: str) -> float:
@@ -86,31 +62,32 @@ def _int_list(minimum: int):
 
 
 def _passes(text: str) -> int:
-    v = _positive(text)
+    v = positive(text)
     if v < 2:
         raise argparse.ArgumentTypeError(f"must be at least 2 (the first pass compiles), got {text!r}")
     return v
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Benchmark eager, Inductor and bessemer training on the model zoo.",
-                formatter_class=argparse.RawDescriptionHelpFormatter,
-                epilog="With no models: the core benchmark (mlp and gpt2, scale small, all modes).")
+    p = OneLineParser(error=UsageError, prog=PROG,
+                      description="Benchmark eager, Inductor and bessemer training on the model zoo.",
+                      formatter_class=argparse.RawDescriptionHelpFormatter,
+                      epilog="With no models: the core benchmark (mlp and gpt2, scale small, all modes).")
     p.add_argument("models", nargs="*", metavar="MODEL",
                    help="zoo models to run ('all' for the tested models, 'small' for the small custom models; see --list)")
     p.add_argument("--scale", default="small", help=f"model size: {', '.join(zoo.SCALES)} (default small)")
     p.add_argument("--modes", default=",".join(runner.DEFAULT_MODES),
                    help=f"comma-separated modes among {', '.join(runner.MODES)} "
                         f"(default: {','.join(runner.DEFAULT_MODES)})")
-    p.add_argument("--steps", type=_positive, default=10, help="measured steps (default 10)")
-    p.add_argument("--warmup", type=_non_negative, default=3,
+    p.add_argument("--steps", type=positive, default=10, help="measured steps (default 10)")
+    p.add_argument("--warmup", type=non_negative, default=3,
                    help="steps after the first and before the measured ones (default 3)")
-    p.add_argument("--batch", type=_positive, help="batch size (default: the model's, per scale)")
-    p.add_argument("--seq", type=_positive, help="tokens per sample for token models (default: per scale)")
-    p.add_argument("--image", type=_positive, help="image side in pixels for image models (default: per scale)")
+    p.add_argument("--batch", type=positive, help="batch size (default: the model's, per scale)")
+    p.add_argument("--seq", type=positive, help="tokens per sample for token models (default: per scale)")
+    p.add_argument("--image", type=positive, help="image side in pixels for image models (default: per scale)")
     p.add_argument("--dtype", default="fp32", help="fp32 or bf16 (autocast) (default fp32)")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default: cuda when available)")
-    p.add_argument("--seed", type=_non_negative, default=0, help="seed of weights and data (default 0)")
+    p.add_argument("--seed", type=non_negative, default=0, help="seed of weights and data (default 0)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                    help=f"folder for results.json, results.md, chart.png (default {DEFAULT_OUT})")
     p.add_argument("--page", metavar="FILE", help="also render the tested-models page to FILE")

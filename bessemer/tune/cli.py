@@ -26,37 +26,13 @@ from typing import Optional
 
 import torch
 
+from ..cliargs import OneLineParser, non_negative, positive
 from ..config import TrainingCompilerConfig
 from .lr import LR_RULES, check_scaling, scaled_learning_rate, scaled_warmup_steps
 from .search import ModeResult, Probe, TuneError, Workload, find_batch, mib, parse_limit, resolve_limit
 
 PROG = "bessemer tune"
 MODES = ("eager", "inductor", "bessemer")
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line and exit code 2
-        raise TuneError(message)
-
-
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return v
-
-
-def _non_negative(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        v = -1
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return v
 
 
 def _number(text: str) -> float:
@@ -67,13 +43,13 @@ def _number(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = OneLineParser(error=TuneError, prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
                 description="The largest batch size whose training step stays under a memory limit, found "
                             "by real steps, for each mode; and the learning rate scaled to it.")
     p.add_argument("model", nargs="?", help="a zoo model (see `bessemer bench --list`)")
     p.add_argument("--scale", default="small", help="zoo model size: tiny, small, full (default small)")
-    p.add_argument("--seq", type=_positive, help="tokens per sample (token models)")
-    p.add_argument("--image", type=_positive, help="image side in pixels (image models)")
+    p.add_argument("--seq", type=positive, help="tokens per sample (token models)")
+    p.add_argument("--image", type=positive, help="image side in pixels (image models)")
     p.add_argument("--entry-point", help="a training script with a workload function (instead of MODEL)")
     p.add_argument("--workload", default="workload",
                    help="the script's function: batch_size -> (model, batch, loss_fn) (default: workload)")
@@ -82,17 +58,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bytes a training step may use (512MiB, 2GB, 1500000000), or auto: the free "
                         "memory of the GPU, or a share of the RAM available on a CPU")
     p.add_argument("--modes", default=",".join(MODES), help="modes to tune (default: eager,inductor,bessemer)")
-    p.add_argument("--multiple-of", type=_positive, default=1, metavar="N",
+    p.add_argument("--multiple-of", type=positive, default=1, metavar="N",
                    help="batch sizes are multiples of N (default 1)")
     p.add_argument("--memory-budget", type=_number,
                    help="the bessemer mode's TrainingCompilerConfig.memory_budget (a fraction in [0, 1])")
-    p.add_argument("--reference-batch", type=_positive, help="the batch size the learning rate was tuned at")
+    p.add_argument("--reference-batch", type=positive, help="the batch size the learning rate was tuned at")
     p.add_argument("--reference-lr", type=_number, help="the learning rate tuned at --reference-batch")
     p.add_argument("--lr-rule", choices=LR_RULES, help="how the rate scales with the batch (default linear)")
-    p.add_argument("--warmup-steps", type=_non_negative,
+    p.add_argument("--warmup-steps", type=non_negative,
                    help="warm-up steps at the reference batch; scaled to cover as many samples")
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"), help="default: CUDA if present")
-    p.add_argument("--max-probes", type=_positive, default=8, help="real-step probes per mode (default 8)")
+    p.add_argument("--max-probes", type=positive, default=8, help="real-step probes per mode (default 8)")
     p.add_argument("--timeout", type=_number, default=1800.0, help="seconds one probe may take (default 1800)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     return p
