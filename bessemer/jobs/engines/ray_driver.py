@@ -118,6 +118,9 @@ class Driver:
         else:
             ray.init(address=self.address, **{k: v for k, v in quiet.items() if k != "include_dashboard"})
             where = f"the Ray cluster at {self.address}"
+        # Ray's core worker puts its own SIGTERM handler in place (it dumps a stack and ends the
+        # process): the driver's own, which stops the workers first, goes back.
+        signal.signal(signal.SIGTERM, _raise_stop)
         res = ray.cluster_resources()
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         _say(f"bessemer: ray: {where}: {len(nodes)} node(s), {res.get('CPU', 0):g} CPUs, "
