@@ -38,11 +38,15 @@ bench: $(STAMP)
 tested-models: $(STAMP)
 	$(BIN)/bessemer bench all --scale small --steps 10 --warmup 2 --page docs/tested-models.md --readme README.md
 
-# the small-model row: the MLP at batch 8, where a step is a few ms and the per-call cost shows;
-# and the zoo's tiny MLP at batch 64, whose step is mostly the cost of calls (about 1-2 ms)
+# the small custom models (zoo/small.py: SGD with momentum and clip_grad_norm_), each also as one
+# whole-step program (bessemer-step); the small-model row: the MLP at batch 8, where a step is a
+# few ms and the per-call cost shows; and the zoo's tiny MLP at batch 64, whose step is mostly
+# the cost of calls (about 1-2 ms); GPT-2 at scale tiny
 small-models: $(STAMP)
-	$(BIN)/bessemer bench mlp --scale small --batch 8 --steps 50 --warmup 5 --out bench-out/small --page docs/small-models.md --title "Small models"
-	$(BIN)/bessemer bench mlp --scale tiny --batch 64 --steps 200 --warmup 20 --no-memory --out bench-out/per-call --page docs/per-call.md --title "A per-call-bound model"
+	$(BIN)/bessemer bench small --scale small --modes eager,inductor,bessemer,bessemer-step --steps 30 --warmup 5 --out bench-out/small-custom --page docs/small-custom-models.md --title "Small custom models"
+	$(BIN)/bessemer bench mlp --scale small --batch 8 --modes eager,inductor,bessemer,bessemer-step --steps 50 --warmup 5 --out bench-out/small --page docs/small-models.md --title "Small models"
+	$(BIN)/bessemer bench mlp --scale tiny --batch 64 --modes eager,inductor,bessemer,bessemer-step --steps 200 --warmup 20 --no-memory --out bench-out/per-call --page docs/per-call.md --title "A per-call-bound model"
+	$(BIN)/bessemer bench gpt2 --scale tiny --modes eager,inductor,bessemer,bessemer-step --steps 100 --warmup 10 --no-memory --out bench-out/gpt2-tiny --page docs/gpt2-tiny.md --title "GPT-2 tiny"
 
 clean:
 	rm -rf $(VENV) build *.egg-info

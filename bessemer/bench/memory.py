@@ -3,7 +3,7 @@
     bessemer bench memory gpt2 bert-base-uncased llama --scale small
     bessemer bench memory gpt2 --budgets 1.0,0.5,0.2,0.0 --tune-limit 400MiB --page docs/tested-models.md
 
-For each model, in fresh processes (the benchmark's own worker, bench/runner.py: the
+For each model, in fresh processes (the benchmark's own worker, bench/worker.py: the
 same steps, the same step timing, the same peak-memory measurement), it trains:
 
   eager                    the reference
@@ -85,6 +85,9 @@ def variants(budgets: list[float]) -> list[tuple[str, str, Optional[dict]]]:
     """(label, mode, compiler config fields)."""
     out = [("eager", "eager", None), ("no remat", "bessemer", {"partitioner": "default"})]
     out += [(f"budget {b:g}", "bessemer", {"memory_budget": b}) for b in budgets]
+    # bessemer.compile_step: gradients live inside the one program and each is freed after
+    # its parameter's update, with no .grad kept between backward and the optimizer step
+    out.append(("whole step", "bessemer-step", None))
     return out
 
 
@@ -105,7 +108,7 @@ def _worker(model: str, scale: str, mode: str, phase: str, config: Optional[dict
         env["BESSEMER_COMPILER_CONFIG"] = TrainingCompilerConfig(**config).to_json()
     with open(stem + ".log", "w") as log:
         try:
-            subprocess.run([sys.executable, "-m", "bessemer.bench.runner", stem + ".job.json"], env=env,
+            subprocess.run([sys.executable, "-m", "bessemer.bench.worker", stem + ".job.json"], env=env,
                            stdout=log, stderr=subprocess.STDOUT, timeout=args.timeout)
         except subprocess.TimeoutExpired:
             return {"ok": False, "error": f"timed out after {args.timeout:.0f} s"}
@@ -210,7 +213,8 @@ def markdown(results: dict, level: str = "##") -> str:
             "| model | memory_budget | peak MiB | vs eager | step ms | vs no remat |", "|---|---|---|---|---|---|"]
     for m in models:
         e, n = _get(rows, m, "eager"), _get(rows, m, "no remat")
-        for v in ["no remat", *budgets]:
+        whole = [v for v in ("whole step",) if any(x["variant"] == v and x["model"] == m for x in rows)]
+        for v in ["no remat", *budgets, *whole]:
             r = _get(rows, m, v)
             if r is None:
                 err = next((x.get("error") for x in rows if x["model"] == m and x["variant"] == v), "")

@@ -40,3 +40,12 @@ def test_bad_budget_is_one_line(capsys):
     assert bench_main(["memory", "gpt2", "--budgets", "1.0,1.5"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "memory_budget" in err
+
+
+def test_whole_step_row():
+    res = _results()
+    res["rows"].append({"model": "gpt2", "variant": "whole step", "mode": "bessemer-step", "config": None,
+                        "peak_bytes": 130 * 2 ** 20, "step_s": 0.2})
+    md = memory.markdown(res)
+    assert "| gpt2 | whole step | 130.0 | 0.46x | 200.0 | 0.80x |" in md
+    assert ("whole step", "bessemer-step", None) in memory.variants([1.0])
