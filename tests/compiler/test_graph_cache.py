@@ -134,7 +134,7 @@ def test_a_second_process_loads_every_graph_and_trains_as_eager(filled, tmp_path
     second = run(tmp_path, copy_of(filled, tmp_path))
     # nothing traced, partitioned or compiled: forward, backward and the eval graph all loaded
     assert second["calls"] == {"pipeline": 0, "aot_trace": 0, "partition": 0}, second["calls"]
-    assert second["stats"] == {"hits": 3, "saved": 0, "corrupt": 0}, second["stats"]
+    assert second["stats"] == {"hits": 3, "saved": 0, "corrupt": 0, "untrusted": 0}, second["stats"]
     # reported as compiles are: compiled graphs, the partition report, the log's lines
     assert second["compiled"] == first["compiled"] == 3
     assert second["partitions"] == first["partitions"] == 1
@@ -169,7 +169,7 @@ def test_a_damaged_entry_warns_once_and_is_compiled_and_written_again(filled, tm
     assert second["calls"]["pipeline"] >= 1
     assert second["grads_equal"] and second["params_equal"] and second["eval_equal"]
     third = run(tmp_path, cache)      # rewritten: every graph loads again
-    assert third["stats"] == {"hits": 3, "saved": 0, "corrupt": 0}, third["stats"]
+    assert third["stats"] == {"hits": 3, "saved": 0, "corrupt": 0, "untrusted": 0}, third["stats"]
     assert third["warnings"] == [] and third["calls"]["pipeline"] == 0
 
 
