@@ -105,6 +105,7 @@ def _raise_stop(signum, frame):  # noqa: ARG001
 def main(argv: list[str]) -> int:
     """Entry of a detached supervisor: `python -m bessemer.jobs.engines.local JOB.json`."""
     spec = JobSpec.load(Path(argv[0]))
+    _record_supervisor(spec, os.getpid())  # as the caller does: the caller may be killed before it can
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # detached: only stop requests and SIGTERM end it
     try:
