@@ -34,6 +34,7 @@ _GRAPH = re.compile(r"^bessemer: \w+ graph \S+ runs eagerly")
 # a graph with symbolic sizes specialized for its most shapes: new shapes run eagerly
 _SHAPES = re.compile(r"^bessemer: graph \S+ was compiled for \d+ shapes; further new shapes run eagerly")
 _OPTIMIZER = re.compile(r"^bessemer: \S+\.step (runs torch's eager update|is not compiled and runs eagerly)")
+_STEP = re.compile(r"^bessemer: the whole step runs eagerly")
 _UNLOWERED = re.compile(r"^bessemer: (\S+) has no lowering")
 _RECOMPILE = re.compile(r"^bessemer: recompiling a graph")
 
@@ -55,7 +56,7 @@ def classify(messages: list[str]) -> Report:
     r = Report()
     for m in messages:
         first = m.strip().splitlines()[0] if m.strip() else ""
-        if _GRAPH.match(first) or _OPTIMIZER.match(first) or _SHAPES.match(first):
+        if _GRAPH.match(first) or _OPTIMIZER.match(first) or _SHAPES.match(first) or _STEP.match(first):
             r.fallbacks.append(first)
         elif (u := _UNLOWERED.match(first)) and u.group(1) not in r.unlowered_ops:
             r.unlowered_ops.append(u.group(1))

@@ -239,7 +239,7 @@ class CompiledStep:
 
     # -- the eager step, for what the program does not cover -------------------------
     def _fallback(self, why: str) -> None:
-        msg = f"bessemer.compile_step: the step runs eagerly: {why}"
+        msg = f"bessemer: the whole step runs eagerly (compile_step): {why}"
         if self.config.fallback == "error":
             raise StepCompileError(msg)
         warnings.warn(msg, stacklevel=3)

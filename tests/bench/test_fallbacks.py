@@ -79,3 +79,12 @@ def test_dynamo_recompile_limit_is_a_fallback(tmp_path):
         bessemer.compile(lambda x: x.cos(), cache_dir=str(tmp_path), dynamic=False)(torch.randn(3))
     torch._dynamo.reset()
     assert quiet.report().fallbacks == []
+
+
+def test_a_whole_step_left_eager_is_a_fallback():
+    m = torch.nn.Linear(2, 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bessemer.compile_step(m, torch.optim.RMSprop(m.parameters()), lambda mod, x: mod(x).sum())
+    r = fallbacks.classify([str(w.message) for w in caught])
+    assert len(r.fallbacks) == 1 and "RMSprop" in r.fallbacks[0]
