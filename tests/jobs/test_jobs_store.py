@@ -167,3 +167,38 @@ def test_a_store_of_an_earlier_version_gains_the_new_columns(tmp_path):
     old = store.get("old")
     assert old.status == COMPLETED and old.max_retries == 0 and old.compile_summary == {}
     assert store.metric_points("old") == {"loss": [(0, 0.5, None)]}
+
+
+def test_stores_made_at_once_by_many_are_one_sound_store(tmp_path):
+    """A new store is linked into place whole: no one opening it meanwhile sees an empty file."""
+    import threading
+
+    errors, start = [], threading.Barrier(8)
+
+    def open_and_add(i):
+        try:
+            start.wait()
+            JobStore(tmp_path / "runs").create(JobRecord(name=f"j{i}", creation_time=float(i)))
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=open_and_add, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(JobStore(tmp_path / "runs").list()) == 8
+    assert [p.name for p in (tmp_path / "runs").iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_store_removed_while_in_use_is_not_made_anew(tmp_path):
+    from bessemer.jobs.store import StoreDamaged
+
+    store = JobStore(tmp_path)
+    store.create(JobRecord(name="j", creation_time=1.0))
+    (tmp_path / "jobs.sqlite").unlink()
+    with pytest.raises(StoreDamaged, match=r"jobs.sqlite is damaged: it has gone \(removed while in use\); .*"
+                                           r"`bessemer jobs repair"):
+        store.get("j")
+    assert not (tmp_path / "jobs.sqlite").exists()
