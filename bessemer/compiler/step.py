@@ -274,15 +274,30 @@ class CompiledStep:
                tuple(_sig(a) for a in args), kw_names, tuple(_sig(v) for v in kw_vals),
                tuple(_sig(p) for p in self.params), torch.is_grad_enabled())
         prog = self.programs.get(key)
-        if prog is None:
+        new = prog is None
+        if new:
             prog = self.programs[key] = _StepProgram(self, plan, len(args), kw_names)
         params = [p.detach() for p in self.params]
         buffers = [b for _, b in self.model.named_buffers()]
         if self.set_grads:
             for p in self.params:
                 p.grad = None
-        with torch.no_grad():
-            out = prog(params, buffers, states, lrs, list(args), kw_vals)
+        try:
+            with torch.no_grad():
+                out = prog(params, buffers, states, lrs, list(args), kw_vals)
+        except Exception as e:  # noqa: BLE001 - a step that cannot be traced runs eagerly
+            # The first call traces and compiles before it runs anything, so nothing was
+            # updated yet: the eager step takes over from the same state.
+            if not new or self.config.fallback == "error" or isinstance(e, StepCompileError):
+                raise
+            del self.programs[key]
+            for p in self._created:
+                del opt.state[p]
+            self._created.clear()
+            first = (str(e).strip().splitlines() or [""])[0]
+            self.why = f"tracing the step failed ({type(e).__name__}: {first})"
+            self._fallback(self.why)
+            return self._eager(args, kwargs)
         self._take_outputs(prog, plan, out)
         self._drop_unused(prog)
         opt._opt_called = True     # what an lr scheduler checks: the optimizer stepped

@@ -230,3 +230,31 @@ def test_optimizer_of_another_model_is_refused():
     m, other = Net(), Net()
     with pytest.raises(ValueError, match="not a parameter of the model"):
         bessemer.compile_step(m, torch.optim.SGD(other.parameters(), lr=0.1), loss_fn, **CFG)
+
+
+def _loss_with_item(model, x, y):
+    loss = loss_fn(model, x, y)
+    return loss * 2 if loss.item() > 1e6 else loss     # data-dependent Python control flow
+
+
+def test_untraceable_step_runs_eagerly_with_a_warning():
+    torch.manual_seed(0)
+    me, mc = Net(0.0), Net(0.0)
+    mc.load_state_dict(me.state_dict())
+    oe = torch.optim.SGD(me.parameters(), lr=0.1, momentum=0.9)
+    oc = torch.optim.SGD(mc.parameters(), lr=0.1, momentum=0.9)
+    step = bessemer.compile_step(mc, oc, _loss_with_item, graph_cache=False)
+    for i, (x, y) in enumerate(_data(2)):
+        oe.zero_grad()
+        _loss_with_item(me, x, y).backward()
+        oe.step()
+        if i == 0:      # one warning, at the step that tried
+            with pytest.warns(UserWarning, match="whole step runs eagerly .compile_step.: tracing the step failed"):
+                step(x, y)
+        else:
+            step(x, y)
+    assert step.eager_steps == 2 and step.compiled_steps == 0
+    _assert_close_state(me.state_dict(), mc.state_dict())
+    m = Net(0.0)
+    with pytest.raises(Exception):
+        bessemer.compile_step(m, torch.optim.SGD(m.parameters(), lr=0.1), _loss_with_item, **CFG)(*_data(1)[0])
