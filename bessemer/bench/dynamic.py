@@ -90,7 +90,7 @@ class DynamicPlan:
         return len(self.models) * len(self.modes) * len(PHASES)
 
 
-# -- the worker (runner.run_job calls it for the phases above) -----------------------------
+# -- the worker (worker.run_job calls it for the phases above) -----------------------------
 def run_worker(job: dict, stage) -> dict:
     from torch._dynamo.utils import counters
 

@@ -1,6 +1,5 @@
-"""The benchmark worker: one (model, mode, phase) in a fresh process.
-
-    python -m bessemer.bench.runner JOB.json
+"""The benchmark's phases: one (model, mode, phase), run by the worker process
+(worker.py: `python -m bessemer.bench.worker JOB.json`).
 
 JOB.json names the model, scale, sizes, mode, phase and where to write the
 result. Phases:
@@ -28,7 +27,6 @@ import itertools
 import json
 import sys
 import time
-import traceback
 from typing import Callable
 
 import torch
@@ -115,33 +113,19 @@ def _compile_split() -> dict:
 
 
 # -- one worker ---------------------------------------------------------------------
-class _Stage:
+class Stage:
     """Names the part of the job that is running, for the error line."""
 
     def __init__(self):
         self.name = "start"
 
-    def __call__(self, name: str) -> "_Stage":
+    def __call__(self, name: str) -> "Stage":
         self.name = name
         return self
 
 
-def run_job(job: dict) -> dict:
-    stage = _Stage()
-    try:
-        if job["phase"] in PHASES:
-            return {"ok": True, **_run(job, stage)}
-        from . import dynamic  # `bessemer bench --dynamic`: its own phases
-        return {"ok": True, **dynamic.run_worker(job, stage)}
-    except BaseException as e:  # noqa: BLE001 - every failure becomes a result row
-        traceback.print_exc()
-        msg = " ".join(str(e).split()) or "(no message)"
-        if len(msg) > 300:
-            msg = msg[:297] + "..."
-        return {"ok": False, "stage": stage.name, "error": f"{type(e).__name__}: {msg}"}
-
-
-def _run(job: dict, stage: _Stage) -> dict:
+def run_phase(job: dict, stage: Stage) -> dict:
+    """Run one job of the PHASES; the result's fields (worker.py adds ok / error)."""
     from ..zoo import hf
     hf.quiet()
     torch.manual_seed(job["seed"])
@@ -306,18 +290,3 @@ def _autocast(device: torch.device, dtype: str):
 def write_json(path: str, data: dict) -> None:
     """Write JSON so that a reader sees the whole file or none of it."""
     atomic_write_text(path, json.dumps(data, indent=1))
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m bessemer.bench.runner JOB.json", file=sys.stderr)
-        return 2
-    with open(argv[0]) as f:
-        job = json.load(f)
-    result = run_job(job)
-    write_json(job["result_path"], result)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -176,7 +176,7 @@ def _start(job: dict, stem: str, caches: str, pass_fds: tuple = ()) -> subproces
     job["result_path"] = stem + ".result.json"
     runner.write_json(stem + ".job.json", job)
     with open(stem + ".log", "w") as log:
-        return subprocess.Popen([sys.executable, "-m", "bessemer.bench.runner", stem + ".job.json"],
+        return subprocess.Popen([sys.executable, "-m", "bessemer.bench.worker", stem + ".job.json"],
                                 stdout=log, stderr=subprocess.STDOUT, env=_worker_env(caches),
                                 start_new_session=True, pass_fds=pass_fds)
 

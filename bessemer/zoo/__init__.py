@@ -6,6 +6,9 @@
 """
 from .registry import (IMAGE, SCALES, TOKENS, VECTOR, ModelSpec, Size, Workload, ZooError, build,
                        names, resolve, spec)
+# the family modules register their models with the registry, in this order (the registry
+# imports none of them)
+from . import basic, text, vision, small  # noqa: E402,F401
 
 __all__ = ["SCALES", "TOKENS", "IMAGE", "VECTOR", "ModelSpec", "Size", "Workload", "ZooError",
            "build", "names", "resolve", "spec"]

@@ -120,14 +120,12 @@ GROUPS = ("tested", "small")
 
 def names(group: Optional[str] = None) -> list[str]:
     """Every zoo model (or those of `group`), in registration order."""
-    _load()
     if group is not None and group not in GROUPS:
         raise ZooError(f"unknown group {group!r}; groups are: {', '.join(GROUPS)}")
     return [n for n, s in _REGISTRY.items() if group is None or s.group == group]
 
 
 def spec(name: str) -> ModelSpec:
-    _load()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -184,15 +182,3 @@ def build(name: str, scale: str = "tiny", batch: Optional[int] = None, seq: Opti
     return Workload(name=name, scale=scale, kind=s.kind, model=model, batch=size.batch, seq=size.seq,
                     image=size.image, loss_fn=s.loss, arch=size.arch, seed=seed, device=device,
                     _make_inputs=s.make_inputs)
-
-
-_loaded = False
-
-
-def _load() -> None:
-    """Import the family modules, which register their models (in this order)."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    from . import basic, text, vision, small  # noqa: F401

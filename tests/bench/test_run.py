@@ -119,7 +119,7 @@ def test_peak_memory_sees_buffers_of_compiled_code(tmp_path, monkeypatch):
 def test_bf16_autocast_bert_compiles_in_the_worker(tmp_path, monkeypatch):
     """The bench's own worker, BERT under bf16 autocast: every graph and the optimizer
     update compiled (no fallback, no op without a lowering), losses as eager's."""
-    from bessemer.bench import runner
+    from bessemer.bench import worker
     from bessemer.compiler import lowering
     monkeypatch.setenv("BESSEMER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(lowering, "_reported", set())
@@ -129,7 +129,7 @@ def test_bf16_autocast_bert_compiles_in_the_worker(tmp_path, monkeypatch):
         job = {"model": "bert-base-uncased", "scale": "tiny", "batch": None, "seq": None, "image": None,
                "mode": mode, "phase": "run", "dtype": "bf16", "device": "cpu", "seed": 0, "steps": 2,
                "warmup": 0, "result_path": str(tmp_path / f"{mode}.json"), "params_path": None}
-        results[mode] = runner.run_job(job)
+        results[mode] = worker.run_job(job)
     torch._dynamo.reset()
     b = results["bessemer"]
     assert b["ok"], b.get("error")
