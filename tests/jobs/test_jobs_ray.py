@@ -6,8 +6,10 @@ and frees the placement group. No Ray process outlives the module."""
 import json
 import os
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import psutil
@@ -22,50 +24,78 @@ from jobs_testing import (PYTORCH_EXAMPLE, SLEEPER, job_ended, load_state_dict_f
                           model_tar_members, process_running, read_pids, wait_for, write)
 
 RAY = [sys.executable, "-m", "ray.scripts.scripts"]
-_RAY_PROCESS_NAMES = ("raylet", "gcs_server", "ray::", "default_worker.py", "dashboard", "log_monitor",
-                      "runtime_env", "monitor.py")
 
 
-def ray_processes() -> dict[int, str]:
+def ray_processes(temp: str) -> dict[int, str]:
+    """This module's Ray processes: those whose command line names its Ray temp folder (the
+    GCS, raylets, agents; Ray's workers end with their raylet). Other tests' Rays, which may
+    run at the same time under pytest-xdist, are not looked at."""
     found = {}
-    for p in psutil.process_iter(["cmdline", "username"]):
+    for p in psutil.process_iter(["cmdline"]):
         try:
             cmd = " ".join(p.info["cmdline"] or [])
         except psutil.Error:
             continue
-        if p.info["username"] == psutil.Process().username() and any(n in cmd for n in _RAY_PROCESS_NAMES):
+        if temp in cmd and p.pid != os.getpid():
             found[p.pid] = cmd
     return found
 
 
-@pytest.fixture(scope="module", autouse=True)
-def no_ray_left_behind():
-    before = set(ray_processes())
-    yield
-    deadline = time.monotonic() + 20
-    while (left := {p: c for p, c in ray_processes().items() if p not in before}) and time.monotonic() < deadline:
+@pytest.fixture(scope="module")
+def ray_temp():
+    """A short Ray temp folder of this module's own (Ray's socket paths must stay short), for
+    every Ray the module starts; at the end no process of theirs may be left."""
+    temp = tempfile.mkdtemp(prefix="bray-", dir="/tmp")
+    yield temp
+    deadline = time.monotonic() + 30
+    while (left := ray_processes(temp)) and time.monotonic() < deadline:
         time.sleep(0.5)
     for pid in left:
         try:
             psutil.Process(pid).kill()
         except psutil.Error:
             pass
+    shutil.rmtree(temp, ignore_errors=True)
     assert not left, f"Ray processes left behind: {left}"
 
 
+@pytest.fixture(autouse=True)
+def _ray_temp_dir(ray_temp, monkeypatch):
+    monkeypatch.setenv("RAY_TMPDIR", ray_temp)       # a job's driver passes it on to the Ray it starts
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+
+
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """A Ray cluster of one node on loopback, started as a user would (`ray start --head`)."""
+def cluster(ray_temp):
+    """A Ray cluster of one node on loopback, started as a user would (`ray start --head`), in
+    the foreground (--block) in a session of its own, so that ending it ends only its processes
+    (`ray stop` would end every Ray of this user on the machine)."""
     port = _free_port()
-    temp = tmp_path_factory.mktemp("ray-cluster")
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    subprocess.run([*RAY, "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1", "--num-cpus=2",
-                    "--include-dashboard=false", "--object-store-memory=100000000", "--disable-usage-stats",
-                    f"--temp-dir={temp}"], check=True, env=env, capture_output=True, timeout=120)
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_TMPDIR": ray_temp}
+    head = subprocess.Popen([*RAY, "start", "--head", "--block", f"--port={port}", "--node-ip-address=127.0.0.1",
+                             "--num-cpus=2", "--include-dashboard=false", "--object-store-memory=100000000",
+                             "--disable-usage-stats", f"--temp-dir={ray_temp}"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
+        wait_for(lambda: head.poll() is not None or any("gcs_server" in c for c in ray_processes(ray_temp).values()),
+                 timeout=120, what="the Ray head")
+        assert head.poll() is None, "ray start --head failed"
         yield f"127.0.0.1:{port}"
     finally:
-        subprocess.run([*RAY, "stop", "--force"], env=env, capture_output=True, timeout=120)
+        os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait()
+
+
+@pytest.fixture
+def cluster_address(cluster, monkeypatch):
+    # `ray start` turns on token authentication (its token in ~/.ray/auth_token); a client that
+    # connects to it says so, and the job's driver inherits the setting from this environment.
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    return cluster
 
 
 def _free_port() -> int:
@@ -154,7 +184,10 @@ def stepper(tmp_path, **kw):
                    compiler_config=TrainingCompilerConfig(enabled=False), **kw)
 
 
-def test_a_lost_worker_restarts_the_workers_from_the_last_checkpoint(tmp_path):
+def test_a_lost_worker_restarts_the_workers_from_the_last_checkpoint(tmp_path, monkeypatch):
+    # As on a node that does not see the job's folder: the inputs go through the object store,
+    # rank 0's checkpoints and model come back through it.
+    monkeypatch.setenv("BESSEMER_RAY_STAGE", "1")
     ckpt = tmp_path / "ckpt"
     est = stepper(tmp_path, checkpoint_path=ckpt, max_retries=1)
     est.fit(wait=False)
@@ -175,11 +208,13 @@ def test_a_lost_worker_restarts_the_workers_from_the_last_checkpoint(tmp_path):
                if ln.startswith("rank 0: resuming from step ")]
     assert resumed[0] == 0 and resumed[1] >= 4, resumed
     assert model_tar_members(est.model_data) == ["done.txt"]
+    assert "sent through the object store to 2 worker(s)" in log
+    assert json.loads((ckpt / "state.json").read_text())["step"] == 39
     assert not process_running(actor)
 
 
-def test_a_failing_worker_fails_the_job_with_its_error(tmp_path):
-    est = stepper(tmp_path, env={"FAIL_RANK": "1"})
+def test_a_failing_worker_fails_the_job_with_its_error(tmp_path, cluster_address):
+    est = stepper(tmp_path, env={"FAIL_RANK": "1"}, cluster_address=cluster_address)
     with pytest.raises(Exception, match="simulated failure on rank 1"):
         est.fit(logs=False)
     rec = est.latest_training_job.record()
@@ -189,10 +224,8 @@ def test_a_failing_worker_fails_the_job_with_its_error(tmp_path):
     assert "worker 1 (rank 1, algo-2 on " in log and "the other workers were stopped" in log
 
 
-def test_an_existing_cluster_by_address_runs_and_stops_a_job(tmp_path, cluster, monkeypatch):
-    # `ray start` turns on token authentication (its token in ~/.ray/auth_token); a client that
-    # connects to it says so, and the job's driver inherits the setting from this environment.
-    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+def test_an_existing_cluster_by_address_runs_and_stops_a_job(tmp_path, cluster_address):
+    cluster = cluster_address
     write(tmp_path / "src" / "sleep.py", SLEEPER)
     pids = tmp_path / "pids"
     pids.mkdir()
