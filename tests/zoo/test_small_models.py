@@ -8,7 +8,8 @@ recipe), the same seeds before every step (dropout draws the same masks):
 - `bessemer.compile_step`: the whole step as one program; losses, gradients (set_grads),
   state_dict and optimizer state equal eager's.
 
-Both with fallback="error", and both check that graphs were compiled.
+Both with fallback="error", and both check that graphs were compiled. The whole step of
+the three larger graphs runs in `make test-full` (marked `full`).
 """
 import copy
 
@@ -77,7 +78,12 @@ def test_small_model_compiled_trains_as_eager(name):
     _compare(w, me, oe, mc, oc, le, lc)
 
 
-@pytest.mark.parametrize("name", SMALL)
+# The whole step of the conv nets and the decoder is a large graph to compile (a minute on two
+# loaded cores): `make test` runs the MLP and the MoE, `make test-full` all five.
+_HEAVY = ("rope-decoder", "small-unet", "bn-cnn")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.full) if n in _HEAVY else n for n in SMALL])
 def test_small_model_whole_step_trains_as_eager(name):
     w = zoo.build(name, "tiny", seed=0)
     training = zoo.spec(name).training
