@@ -225,22 +225,30 @@ def damaged(path: Path, what: str) -> StoreDamaged:
                         "file is kept aside)")
 
 
-def file_damage(path: Path) -> Optional[str]:
-    """What is wrong with the database file at `path` by its size and header, or None."""
-    size = path.stat().st_size
-    if size == 0:
-        return "it is empty (0 bytes)"
-    with open(path, "rb") as f:
-        head = f.read(100)
-    if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
-        return "it is not an SQLite database (its header is garbled)"
-    page_size = int.from_bytes(head[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(head[28:32], "big")
-    # The header's page count is valid while its version-valid-for number equals the change counter.
-    if pages and head[92:96] == head[24:28] and size < pages * page_size:
-        return f"it is truncated ({size} of {pages * page_size} bytes)"
-    return None
+def file_damage(path: Path, tries: int = 5) -> Optional[str]:
+    """What is wrong with the database file at `path` by its size and header, or None.
+
+    A checkpoint that grows the file writes its first page (with the new page count) before
+    the pages after the end, so a file shorter than its header says may be one being
+    written: it counts as truncated only when it stays so over `tries` looks 20 ms apart
+    (a checkpoint's few pages take far less; a cut file stays cut)."""
+    for attempt in range(tries):
+        size = path.stat().st_size
+        if size == 0:
+            return "it is empty (0 bytes)"
+        with open(path, "rb") as f:
+            head = f.read(100)
+        if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
+            return "it is not an SQLite database (its header is garbled)"
+        page_size = int.from_bytes(head[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(head[28:32], "big")
+        # The header's page count is valid while its version-valid-for number equals the change counter.
+        if not (pages and head[92:96] == head[24:28] and size < pages * page_size):
+            return None
+        if attempt + 1 < tries:
+            time.sleep(0.02)
+    return f"it is truncated ({size} of {pages * page_size} bytes)"
 
 
 class JobStore:

@@ -1,5 +1,6 @@
 """Job records in SQLite, metric parsing, and failure summaries."""
 import threading
+import time
 
 import pytest
 
@@ -202,3 +203,35 @@ def test_a_store_removed_while_in_use_is_not_made_anew(tmp_path):
                                            r"`bessemer jobs repair"):
         store.get("j")
     assert not (tmp_path / "jobs.sqlite").exists()
+
+
+def test_a_store_growing_under_a_reader_is_not_taken_for_truncated(tmp_path):
+    """A checkpoint that grows the file writes the header's new page count first: for a
+    moment the file is shorter than it says. Opening the store then is not damage."""
+    import threading
+
+    from bessemer.jobs.store import file_damage
+
+    store = JobStore(tmp_path)
+    store.create(JobRecord(name="j", creation_time=1.0))
+    until, alarms = time.monotonic() + 2.0, []
+
+    def grow():
+        i = 0
+        while time.monotonic() < until:  # each call closes its connection: a checkpoint
+            store.add_metrics("j", [("loss", i * 50 + k, 0.5) for k in range(50)])
+            i += 1
+
+    def look():
+        while time.monotonic() < until:
+            what = file_damage(store.path)
+            if what:
+                alarms.append(what)
+
+    threads = [threading.Thread(target=grow), threading.Thread(target=look)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert alarms == []
+    assert (tmp_path / "jobs.sqlite").stat().st_size > 64 * 1024  # it did grow
