@@ -1,5 +1,6 @@
 """Jobs outlive whoever started them: a foreground `fit()` only follows its job, so a closed
-terminal (SIGHUP) or a killed follower leaves the job running to its end; a killed
+terminal (SIGHUP) or a killed follower leaves the job running to its end, Ctrl-C stops
+it as stop() does; a killed
 supervisor is found by the next command, which stops the job's processes, syncs its
 checkpoints and records it Failed."""
 import json
@@ -11,7 +12,7 @@ import sys
 from bessemer.cli import main
 from bessemer.jobs import TrainingJob
 from bessemer.jobs.processes import group_alive
-from bessemer.jobs.store import COMPLETED, FAILED, IN_PROGRESS, JobStore
+from bessemer.jobs.store import COMPLETED, FAILED, IN_PROGRESS, STOPPED, JobStore
 
 from jobs_testing import process_running, wait_for, write
 
@@ -53,6 +54,8 @@ def start_following(tmp_path, steps: int) -> tuple[subprocess.Popen, TrainingJob
     write(tmp_path / "src" / "steps.py", STEPPER)
     runs, ckpt = tmp_path / "runs", tmp_path / "ckpt"
     driver = write(tmp_path / "driver.py", f"""
+        import signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C, as in a terminal
         from bessemer import PyTorch, TrainingCompilerConfig
         est = PyTorch(entry_point="steps.py", source_dir={str(tmp_path / "src")!r}, output_path={str(runs)!r},
                       checkpoint_path={str(ckpt)!r}, environment={{"STEPS": "{steps}"}},
@@ -83,6 +86,18 @@ def test_a_closed_terminal_or_a_killed_follower_leaves_the_job_running(tmp_path,
         assert kept_step(case / "ckpt") == 59
         supervisor = job.store.get(job.name).supervisor_pid
         wait_for(lambda: nothing_left(job, supervisor), timeout=30, what="the supervisor to exit")
+
+
+def test_ctrl_c_stops_the_job_and_syncs_its_checkpoints(tmp_path):
+    proc, job = start_following(tmp_path, steps=100_000)
+    supervisor = job.store.get(job.name).supervisor_pid
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=120) != 0
+    d = job.describe()
+    assert d["TrainingJobStatus"] == STOPPED and d["FailureReason"] == "Stopped: interrupted (Ctrl-C)"
+    last = saved_steps(job)[-1]
+    assert last >= 2 and kept_step(tmp_path / "ckpt") == last
+    wait_for(lambda: nothing_left(job, supervisor), timeout=30, what="the supervisor to exit")
 
 
 def test_a_killed_supervisor_is_reconciled_by_the_next_command(tmp_path, capsys):
