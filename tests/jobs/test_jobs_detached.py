@@ -1,8 +1,7 @@
 """Jobs outlive whoever started them: a foreground `fit()` only follows its job, so a closed
-terminal (SIGHUP) or a killed follower leaves the job running to its end, Ctrl-C stops
-it as stop() does; a killed
-supervisor is found by the next command, which stops the job's processes, syncs its
-checkpoints and records it Failed."""
+terminal (SIGHUP) or a killed follower leaves the job running to its end, and Ctrl-C
+stops it as stop() does; a killed supervisor is found by the next command, which stops
+the job's processes, syncs its checkpoints and records it Failed."""
 import json
 import os
 import signal
