@@ -1,7 +1,7 @@
 """The `bessemer` command.
 
     bessemer train train.py --source-dir src --hp epochs=2 --channel train=data/train --processes 2
-    bessemer jobs list | describe NAME | logs NAME [--follow] | stop NAME | metrics NAME | compare A B
+    bessemer jobs list | describe NAME | logs NAME [--follow] | stop NAME | metrics NAME | compare A B | repair
     bessemer bench ...                 (the benchmark runner)
     bessemer tune MODEL --memory-limit BYTES|auto   (the largest batch that fits, per mode)
     bessemer --version

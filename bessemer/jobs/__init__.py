@@ -5,7 +5,9 @@
     job.py            TrainingJob: a handle on one job (describe, wait, stop, logs)
     contract.py       the environment a job's processes get (SM_* and BESSEMER_* variables)
     layout.py         the job's folder: code, input channels, model, output, checkpoints, log
-    store.py          job records, attempts and metrics in SQLite under output_path
+    store.py          job records, attempts and metrics in SQLite under output_path (each job's
+                      record also in its folder's record.json)
+    repair.py         `bessemer jobs repair`: the store rebuilt from the job folders
     metrics.py        metric_definitions and parsing them from the log
     tail.py           reading the log as it grows: metrics (record, TensorBoard, CSV), compile lines
     checkpoints.py    checkpoints/ kept in sync with checkpoint_path (a folder or an fsspec URL)
