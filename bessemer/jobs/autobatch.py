@@ -28,11 +28,12 @@ smallest batch, a limit below what its step needs).
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from ..config import ENV_CONFIG, TrainingCompilerConfig
 
@@ -120,10 +121,57 @@ class Chosen:
     banner: list = field(default_factory=list)  # the first lines of the job's log
 
 
+def _search_key(script: str, source_dir: Optional[str], function: str, limit: int, mode: str, multiple: int,
+                device: str, config: TrainingCompilerConfig) -> str:
+    """What a search's result depends on: the script's source files, its workload function,
+    the limit, the mode and its config, the device, and the versions of torch and bessemer."""
+    import hashlib
+
+    import torch
+
+    from .. import __version__
+    h = hashlib.sha256(json.dumps([function, limit, mode, multiple, device, config.to_json(), torch.__version__,
+                                   __version__]).encode())
+    root = Path(source_dir) if source_dir else None
+    files = [Path(script)] if root is None else \
+        [p for p in sorted(root.rglob("*.py")) if not _SKIP_DIRS & set(p.relative_to(root).parts)][:_MAX_FILES]
+    for path in files:
+        h.update(str(path.relative_to(root) if root else path.name).encode())
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            pass
+    return h.hexdigest()[:24]
+
+
+def _kept(path: Optional[Path]):
+    """The search result kept at `path`, or None."""
+    from ..tune.search import ModeResult, Probe
+    try:
+        d = json.loads(path.read_text()) if path is not None else None
+        return ModeResult(d["mode"], d["batch_size"], d["peak_bytes"], d["step_s"],
+                          [Probe(**p) for p in d["probes"]], d["bracketed"]) if d else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _keep(path: Optional[Path], result) -> None:
+    if path is None:
+        return
+    from dataclasses import asdict
+
+    from ..fsutil import atomic_write_text
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps({**asdict(result), "probes": [asdict(p) for p in result.probes]}))
+
+
 def resolve(hps: Mapping[str, Any], entry_point: str, source_dir: Optional[str],
             config: TrainingCompilerConfig, environment: Mapping[str, str],
-            framework: str = "pytorch") -> Optional[Chosen]:
-    """The batch search a job's hyperparameters ask for (None when they do not)."""
+            framework: str = "pytorch", kept_dir: Optional[Path] = None,
+            say: Callable[[str], None] = lambda _: None) -> Optional[Chosen]:
+    """The batch search a job's hyperparameters ask for (None when they do not). A result is
+    kept in `kept_dir` per (script, workload, limit, mode, config, device): a job with the
+    same inputs takes it without probing. `say` gets a line per probe as it is measured."""
     if hps.get("batch_size") != AUTO:
         return None
     import torch
@@ -138,16 +186,36 @@ def resolve(hps: Mapping[str, Any], entry_point: str, source_dir: Optional[str],
     mode, why = script_mode(script, source_dir, framework, config.enabled)
     workload = Workload(entry_point=entry_point, function=hps.get("workload", "workload"), source_dir=source_dir)
     env = {**os.environ, **environment, ENV_CONFIG: config.to_json()}
-    result = find_batch(workload, mode, limit, hps.get("batch_multiple", 1), device, env)
+    multiple = hps.get("batch_multiple", 1)
+    key = _search_key(script, source_dir, workload.function, limit, mode, multiple, device.type, config)
+    kept_at = kept_dir / f"{key}.json" if kept_dir is not None else None
+    result = _kept(kept_at)
+    reused = result is not None
+    progress: list[str] = []
+    if result is None:
+        def told(_mode: str, p) -> None:
+            what = "out of memory" if p.oom else mib(p.peak_bytes)
+            progress.append(f"bessemer: batch search ({mode}): batch {p.batch}: {what}, "
+                            f"{'fits' if p.fits else 'over the limit'}")
+            say(progress[-1])
+
+        say(f"bessemer: batch search: the largest batch under {mib(limit)} in {mode} mode, by real steps ...")
+        result = find_batch(workload, mode, limit, multiple, device, env, on_probe=told)
+        _keep(kept_at, result)
+    else:
+        progress.append(f"bessemer: batch search: the result of an earlier search with the same script, limit "
+                        f"and mode ({kept_at}); no probes run")
+        say(progress[-1])
     b = result.batch_size
     out = {k: v for k, v in hps.items() if k not in SEARCH_KEYS}
     out["batch_size"] = b
     old_b = hps.get("reference_batch_size", AUTO)
-    banner = [f"bessemer: batch_size {old_b} -> {b}: the largest under {mib(limit)} in {mode} mode "
-              f"(its step peaks at {mib(result.peak_bytes)}; {len(result.probes)} probes of real steps)"]
+    banner = progress + [f"bessemer: batch_size {old_b} -> {b}: the largest under {mib(limit)} in {mode} mode "
+                         f"(its step peaks at {mib(result.peak_bytes)}; {len(result.probes)} probes of real steps)"]
     if config.enabled and mode == "eager":
         banner.append(f"bessemer: the batch search ran in eager mode: {why}")
-    record: dict = {"mode": mode, "mode_reason": why, "limit_bytes": limit, "device": device.type, "peak_bytes": result.peak_bytes,
+    record: dict = {"mode": mode, "mode_reason": why, "limit_bytes": limit, "device": device.type,
+                    "peak_bytes": result.peak_bytes, "reused": reused,
                     "step_ms": round(result.step_s * 1e3, 3), "largest_confirmed": result.bracketed,
                     "probes": [{"batch": p.batch, "peak_bytes": p.peak_bytes, "fits": p.fits} for p in result.probes],
                     "batch_size": {"old": old_b, "new": b}}

@@ -141,7 +141,8 @@ class Estimator:
         # batch_size="auto": the search runs now, before a job exists (its bad input starts none)
         chosen = autobatch.resolve(self.hyperparameters, self.entry_point,
                                    str(self.source_dir) if self.source_dir else None, self.compiler_config,
-                                   self.environment, self.framework)
+                                   self.environment, self.framework, kept_dir=self.output_path / SEARCHES_DIR,
+                                   say=print if stream_logs else (lambda _: None))
         store = JobStore(self.output_path)
         record = self._record(channels)
         if chosen:
@@ -455,6 +456,8 @@ def _check_environment(env: Any) -> dict[str, str]:
     return dict(env)
 
 
+# Under output_path: batch_size="auto" searches kept per (script, limit, mode, ...).
+SEARCHES_DIR = ".batch-searches"
 # Where the jobs' folders and records go when output_path is a URL (the outputs go there).
 LOCAL_RUNS = "runs"
 

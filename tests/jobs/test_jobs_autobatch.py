@@ -82,3 +82,13 @@ def test_auto_batch_job(tmp_path):
     assert f"bessemer: batch_size 4 -> {b}: the largest under 1.0 MiB in eager mode" in log
     assert f"got {{\"batch_size\": {b}" in log
     assert job.describe()["BatchSearch"]["batch_size"]["new"] == b
+    assert f"bessemer: batch search (eager): batch {b}: " in log and search["reused"] is False
+
+    # the same script, limit and mode again: the kept result, no probes
+    est.fit(wait=True, logs=False)
+    again = est.latest_training_job
+    assert again.name != job.name and again.record().batch_search["reused"] is True
+    assert again.record().hyperparameters["batch_size"] == b
+    log = open(again.log_path).read()
+    assert "bessemer: batch search: the result of an earlier search with the same script, limit and mode" in log
+    assert "batch search (eager): batch" not in log
