@@ -160,7 +160,89 @@ _op("cast", 1, cpp={"bool": "({a} != 0)", "bfloat16": "bf16_round((float)({a}))"
             "float16": "({a_f32}).to(tl.float16).to(tl.float32)", "any": "({a}).to({ct})"})
 
 CAST = "cast"
-REDUCE_OPS = ("sum", "max", "min", "prod", "any")
+
+
+# -- reductions -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReduceDef:
+    """A reduction's facts and spellings. Templates as the pointwise ones', filled with
+    {acc} the accumulator, {v} the value folded in, {at} the accumulator's type, {ct}
+    the compute type, {name} the reduction node's name; keyed by the node's dtype.
+
+    keeps_nan   a float NaN wins (max, min, as in ATen) -- which neither an OpenMP
+                reduction nor tl.max does, so the renderers track it beside them
+    cpp         acc (accumulator type), init, fold (a statement; keeps a NaN),
+                fold_omp (the fold an OpenMP `reduction(omp: ...)` clause allows), omp
+    triton      acc, ident (the identity, also a masked lane's value; {imin} {imax} the
+                dtype's integer limits), val (the value
+                accumulated), step (one looped chunk folded in; {val} {ident} filled),
+                combine (the lanes of [XBLOCK, N] to [XBLOCK, 1]), read (the value
+                other members read, "" when the accumulator is read as it is),
+                splittable (may run as a split column reduction)
+    """
+    name: str
+    keeps_nan: bool
+    cpp: dict[str, Spelling]
+    triton: dict[str, Spelling]
+    splittable: bool = False
+
+
+_TL_READ = {"bfloat16": "_to_bf16({acc}).to(tl.float32)", "float16": "({acc}).to(tl.float16).to(tl.float32)",
+            "any": "{acc}.to({ct})"}
+
+
+def _reduce(name, keeps_nan=False, splittable=False, cpp=None, triton=None):
+    REDUCTIONS[name] = ReduceDef(name, keeps_nan, cpp, triton, splittable)
+
+
+REDUCTIONS: dict[str, ReduceDef] = {}
+# float sums and products accumulate in double in C++ (eager's fp32 cascade is less exact,
+# so the difference to eager is eager's own rounding); in fp32 in Triton
+for _name, _sym, _init in (("sum", "+", "0"), ("prod", "*", "1")):
+    _reduce(_name, splittable=_name == "sum",
+            cpp={"acc": {"float": "double", "any": "int64_t"}, "init": {"any": _init},
+                 "fold": {"any": f"{{acc}} {_sym}= ({{at}}){{v}};"},
+                 "fold_omp": {"any": f"{{acc}} {_sym}= ({{at}}){{v}};"}, "omp": {"any": _sym}},
+            triton={"acc": {"float64": "{ct}", "float": "tl.float32", "any": "tl.int64"}, "ident": {"any": _init},
+                    "val": {"any": "({v}).to({at})"},
+                    "step": {"any": f"{{acc}} {_sym} tl.where(xrmask, {{val}}, {{ident}})"},
+                    "combine": {"any": "tl.sum({acc}, 1)[:, None]" if _name == "sum"
+                                else "tl.reduce({acc}, 1, _prod)[:, None]"},
+                    "read": _TL_READ})
+_reduce("any", cpp={"acc": {"any": "bool"}, "init": {"any": "false"},
+                    "fold": {"any": "{acc} = {acc} || (bool){v};"},
+                    "fold_omp": {"any": "{acc} = {acc} || (bool){v};"}, "omp": {"any": "||"}},
+        triton={"acc": {"any": "tl.int32"}, "ident": {"any": "0"}, "val": {"any": "({v} != 0).to(tl.int32)"},
+                "step": {"any": "{acc} + tl.where(xrmask, {val}, {ident})"},
+                "combine": {"any": "(tl.max({acc}, 1)[:, None] > 0)"}, "read": {"any": ""}})
+for _name, _cmp, _inf, _lim, _bool in (("max", ">", "-", "lowest", "0"), ("min", "<", "", "max", "1")):
+    _take = f"({{v}} {_cmp} {{acc}}) ? {{v}} : {{acc}};"
+    _tl = f"tl.{_name}({{acc}}, 1)[:, None]"
+    _reduce(_name, keeps_nan=True, splittable=True,
+            cpp={"acc": {"any": "{ct}"}, "init": {"float": f"{_inf}INFINITY",
+                                                  "any": f"std::numeric_limits<{{ct}}>::{_lim}()"},
+                 "fold": {"float": f"{{acc}} = ({{v}} {_cmp} {{acc}} || {{v}} != {{v}}) ? {{v}} : {{acc}};",
+                          "any": "{acc} = " + _take},
+                 "fold_omp": {"any": "{acc} = " + _take}, "omp": {"any": _name}},
+            triton={"acc": {"float64": "{ct}", "float": "tl.float32", "any": "{ct}"},
+                    "ident": {"float": f'float("{_inf}inf")', "bool": _bool,
+                              "any": "{imin}" if _name == "max" else "{imax}"},
+                    "val": {"any": "({v}).to({at})"},
+                    "step": {"float": f"tl.where(xrmask & (({{v}} {_cmp} {{acc}}) | ({{v}} != {{v}})), {{val}}, {{acc}})",
+                             "any": f"tl.where(xrmask & (({{v}} {_cmp} {{acc}})), {{val}}, {{acc}})"},
+                    # tl.max / tl.min skip a NaN; ATen's propagate it
+                    "combine": {"float": f"tl.where(tl.max(({{acc}} != {{acc}}).to(tl.int32), 1)[:, None] > 0, "
+                                         f"float('nan'), {_tl})", "any": _tl},
+                    "read": _TL_READ})
+REDUCE_OPS = tuple(REDUCTIONS)
+
+
+def reduce_spelling(op: str, lang: str, part: str, dt: torch.dtype) -> str:
+    """The template of reduction `op`'s `part` in language `lang` for dtype dt."""
+    template = spelling(getattr(REDUCTIONS[op], lang)[part], dt)
+    if template is None:
+        raise KeyError(f"reduction {op}: no {lang} {part} for {dt}")
+    return template
 
 
 def opdef(name: str) -> OpDef:

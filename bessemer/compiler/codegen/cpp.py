@@ -17,7 +17,7 @@ from typing import Optional
 import torch
 
 from ..ir import IndexMap, Node
-from ..ops import OPS, spelling
+from ..ops import OPS, REDUCTIONS, reduce_spelling, spelling
 from ..views import contiguous_strides
 from ..schedule import Kernel, Schedule, outer_map
 from ..symbolic import Dim, hint, symbols_in
@@ -307,29 +307,19 @@ class KernelWriter(KernelBuilder):
                 self.hoist = (pre, row_cache)
                 for r in mbrs:
                     acc = f"acc_{r.name}"
-                    op = r.op
                     ct, at, init = self._reduce_parts(r)
                     decl.append(f"{at} {acc} = ({at}){init};")
                     v = self.expr(r.args[0], ident, lines, cache)
-                    if op == "sum":
-                        lines.append(f"{acc} += ({at}){v};")
-                        reds.append(f"reduction(+:{acc})")
-                    elif op == "prod":
-                        lines.append(f"{acc} *= ({at}){v};")
-                        reds.append(f"reduction(*:{acc})")
-                    elif op == "any":
-                        lines.append(f"{acc} = {acc} || (bool){v};")
-                        reds.append(f"reduction(||:{acc})")
-                    else:
-                        cmp = ">" if op == "max" else "<"
-                        if r.dtype.is_floating_point:
-                            decl.append(f"int nan_{r.name} = 0;")
-                            lines.append(f"{acc} = ({v} {cmp} {acc}) ? {v} : {acc}; nan_{r.name} |= ({v} != {v});")
-                            reds.append(f"reduction({op}:{acc}) reduction(|:nan_{r.name})")
-                            after.append(f"if (nan_{r.name}) {acc} = NAN;")
-                        else:
-                            lines.append(f"{acc} = ({v} {cmp} {acc}) ? {v} : {acc};")
-                            reds.append(f"reduction({op}:{acc})")
+                    fold = _reduce_code(r, "fold_omp", acc=acc, v=v, at=at)
+                    omp = f"reduction({_reduce_code(r, 'omp')}:{acc})"
+                    if REDUCTIONS[r.op].keeps_nan and r.dtype.is_floating_point:
+                        # OpenMP's max / min drop a NaN: a flag beside the reduction keeps it
+                        decl.append(f"int nan_{r.name} = 0;")
+                        fold += f" nan_{r.name} |= ({v} != {v});"
+                        omp += f" reduction(|:nan_{r.name})"
+                        after.append(f"if (nan_{r.name}) {acc} = NAN;")
+                    lines.append(fold)
+                    reds.append(omp)
                     # the value other members read: in the reduction's own dtype
                     self.acc[r] = _narrow(r.dtype, ct, acc)
                     if r in k.stores:
@@ -361,15 +351,8 @@ class KernelWriter(KernelBuilder):
         """(value C type, accumulator C type, initial value). Float sums accumulate in
         double: more accurate than eager's float cascade, so the difference to eager is
         eager's own rounding."""
-        op = r.op
         ct = compute_type(r.dtype)
-        at = "double" if (r.dtype.is_floating_point and op in ("sum", "prod")) else (
-            "bool" if op == "any" else ("int64_t" if op in ("sum", "prod") else ct))
-        init = {"sum": "0", "prod": "1", "any": "false"}.get(op)
-        if op in ("max", "min"):
-            init = ("-INFINITY" if op == "max" else "INFINITY") if r.dtype.is_floating_point else \
-                (f"std::numeric_limits<{ct}>::{'lowest' if op == 'max' else 'max'}()")
-        return ct, at, init
+        return ct, _reduce_code(r, "acc"), _reduce_code(r, "init")
 
     def _render_column(self, phases, outer_dims, inner_dims) -> Optional[KernelSource]:
         """Reductions over leading dims (a bias gradient): rows stream through memory
@@ -672,15 +655,12 @@ class KernelWriter(KernelBuilder):
 def _fold(r: Node, acc: str, v: str, at: str) -> str:
     """The statement folding value `v` into accumulator `acc` (C type `at`) of reduction r:
     max and min of floats keep a NaN, as eager's do."""
-    if r.op == "sum":
-        return f"{acc} += ({at}){v};"
-    if r.op == "prod":
-        return f"{acc} *= ({at}){v};"
-    if r.op == "any":
-        return f"{acc} = {acc} || (bool){v};"
-    cmp = ">" if r.op == "max" else "<"
-    nan = f" || {v} != {v}" if r.dtype.is_floating_point else ""
-    return f"{acc} = ({v} {cmp} {acc}{nan}) ? {v} : {acc};"
+    return _reduce_code(r, "fold", acc=acc, v=v, at=at)
+
+
+def _reduce_code(r: Node, part: str, **fields) -> str:
+    """Reduction r's C++ `part` (ops.REDUCTIONS), filled in."""
+    return reduce_spelling(r.op, "cpp", part, r.dtype).format(ct=compute_type(r.dtype), name=r.name, **fields)
 
 
 def _column_loops(code: list[str], depth: int, loops_i, lines: list[str], first=None, simd: bool = True) -> None:

@@ -32,7 +32,7 @@ from typing import Optional
 import torch
 
 from ..ir import IndexMap, Node
-from ..ops import OPS, spelling
+from ..ops import OPS, REDUCTIONS, reduce_spelling, spelling
 from ..views import contiguous_strides
 from ..schedule import Kernel, Schedule, outer_map
 from ..symbolic import Dim, hint, symbols_in
@@ -128,6 +128,14 @@ def _typed(x: Optional[str], ct: str) -> Optional[str]:
 
 def _predicate(x: Optional[str], dt: Optional[torch.dtype]) -> Optional[str]:
     return x if dt is None or dt == torch.bool else f"({x} != 0)"
+
+
+def _reduce_code(r: Node, part: str, **fields) -> str:
+    """Reduction r's Triton `part` (ops.REDUCTIONS), filled in."""
+    dt = r.dtype
+    info = torch.iinfo(dt) if not dt.is_floating_point and dt != torch.bool else None
+    return reduce_spelling(r.op, "triton", part, dt).format(
+        ct=compute_dtype(dt), name=r.name, imin=info.min if info else "", imax=info.max if info else "", **fields)
 
 
 PREAMBLE = '''import triton
@@ -430,7 +438,7 @@ class TritonKernelWriter(KernelBuilder):
         if phases[0][0] != "reduce" or any(kind != "outer" for kind, _ in phases[1:]):
             return 0, 0   # a reduction that depends on another needs the whole first result
         for r in phases[0][1]:
-            if r.op not in ("sum", "max", "min") or not r.dtype.is_floating_point or r.dtype == torch.float64:
+            if not REDUCTIONS[r.op].splittable or not r.dtype.is_floating_point or r.dtype == torch.float64:
                 return 0, 0   # the workspace holds fp32 partials
         blocks = -(-rows // 64)
         want = max(2, min(SPLIT_PROGRAMS // blocks, rlen // SPLIT_MIN_CHUNK))
@@ -470,11 +478,11 @@ class TritonKernelWriter(KernelBuilder):
         part += r_lines + ["        " + ln for ln in lines] + ["    " + ln for ln in combine]
         sb = "SBLOCK" if dyn else str(1 << max(0, (split - 1).bit_length()))
         fin = head + [f"    sidx = tl.arange(0, {sb})[None, :]", f"    smask = xmask & (sidx < {n_split})"]
-        for i, (acc, op, ident_v) in enumerate(infos):
+        for i, (acc, r, ident_v) in enumerate(infos):
             base = f"{i} * {n_split} * {rows}" if dyn else str(i * split * rows)
             part.append(f"    tl.store(ws + {base} + tl.program_id(1) * {rows} + xs, {acc}, xmask)")
             fin.append(f"    {acc} = tl.load(ws + {base} + sidx * {rows} + xs, smask, other={ident_v})")
-            fin.append("    " + self._combine_line(acc, op, True))
+            fin.append("    " + self._combine_line(acc, r))
         fin += ["    " + ln for ln in after]
         row_cache: dict = {}   # fresh: the values hoisted in the first function do not exist here
         for _, mbrs in outer_phases:
@@ -493,72 +501,37 @@ class TritonKernelWriter(KernelBuilder):
         return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes,
                             tuple(syms))
 
-    def _combine_line(self, acc: str, op: str, fl: bool) -> str:
-        """acc [XBLOCK, N] -> [XBLOCK, 1]: the lanes (or chunks) of a reduction combined."""
-        if op == "sum":
-            return f"{acc} = tl.sum({acc}, 1)[:, None]"
-        if op == "prod":
-            return f"{acc} = tl.reduce({acc}, 1, _prod)[:, None]"
-        if op == "any":
-            return f"{acc} = (tl.max({acc}, 1)[:, None] > 0)"
-        fn = "tl.max" if op == "max" else "tl.min"
-        if fl:  # tl.max/min skip NaN; ATen's propagate it
-            return (f"{acc} = tl.where(tl.max(({acc} != {acc}).to(tl.int32), 1)[:, None] > 0, "
-                    f"float('nan'), {fn}({acc}, 1)[:, None])")
-        return f"{acc} = {fn}({acc}, 1)[:, None]"
+    def _combine_line(self, acc: str, r: Node) -> str:
+        """acc [XBLOCK, N] -> [XBLOCK, 1]: the lanes (or chunks) of reduction r combined."""
+        return f"{acc} = " + _reduce_code(r, "combine", acc=acc)
 
     def _reduction(self, r: Node, ident, lines, cache, init, after, persistent: bool,
-                   combine: Optional[list] = None) -> tuple[str, str, str]:
+                   combine: Optional[list] = None) -> tuple[str, Node, str]:
         """Render reduction r: its accumulation into `lines` (and `init`), the combining
         of lanes into `combine` (default: `after`), and into `after` the value in r's
-        dtype and r's store. Returns (accumulator, op, identity)."""
+        dtype and r's store. Returns (accumulator, r, identity)."""
         combine = after if combine is None else combine
-        op = r.op
-        ct = compute_dtype(r.dtype)
-        if r.dtype == torch.float64 or not r.dtype.is_floating_point:
-            at = "tl.int64" if (op in ("sum", "prod") and not r.dtype.is_floating_point) else ct
-        else:
-            at = "tl.float32"
-        if op == "any":
-            at = "tl.int32"
+        at = _reduce_code(r, "acc")
         acc = f"acc{len(self.acc)}"   # numbered in the kernel: the same code for each layer's copy
         v = self.expr(r.args[0], ident, lines, cache)
         if _is_literal(v):   # a reduction of a constant: a block of it (a literal has no .to())
             v = f"tl.full([XBLOCK, RBLOCK], {v}, {compute_dtype(r.args[0].dtype)})"
-        if op in ("sum", "prod", "any"):
-            ident_v = {"sum": "0", "prod": "1", "any": "0"}[op]
-            val = f"({v} != 0).to(tl.int32)" if op == "any" else f"({v}).to({at})"
-            if persistent:
-                lines.append(f"{acc} = tl.where(xrmask, {val}, {ident_v})")
-            else:
-                init.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {ident_v}, {at})")
-                comb = "*" if op == "prod" else "+"
-                lines.append(f"{acc} = {acc} {comb} tl.where(xrmask, {val}, {ident_v})")
-            combine.append(self._combine_line(acc, op, r.dtype.is_floating_point))
-        else:  # max / min
-            cmp = ">" if op == "max" else "<"
-            fl = r.dtype.is_floating_point
-            if fl:
-                start = 'float("-inf")' if op == "max" else 'float("inf")'
-            else:
-                info = torch.iinfo(r.dtype) if r.dtype != torch.bool else None
-                start = str(info.min if op == "max" else info.max) if info else ("0" if op == "max" else "1")
-            take = f"({v} {cmp} {acc}) | ({v} != {v})" if fl else f"({v} {cmp} {acc})"
-            if persistent:
-                lines.append(f"{acc} = tl.where(xrmask, ({v}).to({at}), {start})")
-            else:
-                init.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {start}, {at})")
-                lines.append(f"{acc} = tl.where(xrmask & ({take}), ({v}).to({at}), {acc})")
-            combine.append(self._combine_line(acc, op, fl))
+        ident_v = _reduce_code(r, "ident")
+        val = _reduce_code(r, "val", v=v, at=at)
+        if persistent:
+            lines.append(f"{acc} = tl.where(xrmask, {val}, {ident_v})")
+        else:
+            init.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {ident_v}, {at})")
+            lines.append(f"{acc} = " + _reduce_code(r, "step", acc=acc, v=v, val=val, ident=ident_v))
+        combine.append(self._combine_line(acc, r))
         # the value other members read: in the reduction's own dtype
-        if r.dtype in _LOW:
-            after.append(f"{acc} = {narrow(acc, r.dtype)}.to(tl.float32)")
-        elif op != "any":
-            after.append(f"{acc} = {acc}.to({ct})")
+        read = _reduce_code(r, "read", acc=acc)
+        if read:
+            after.append(f"{acc} = {read}")
         self.acc[r] = acc
         if r in self.k.stores:
             after.append(self.store(r, acc, outer_map(self.k.shape, self.k.red, r.shape), "x"))
-        return acc, op, (ident_v if op in ("sum", "prod", "any") else start)
+        return acc, r, ident_v
 
     def _wrap(self, code: list[str], var_of: dict, meta: TritonMeta) -> KernelSource:
         k = self.k
