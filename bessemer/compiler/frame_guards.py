@@ -111,6 +111,8 @@ def describe(v: Any, owner: Any, where: str, depth: int = 0) -> tuple:
         return ("const", type(v).__qualname__, repr(v))
     if isinstance(v, (tuple, list)) and len(v) <= 64 and depth < 3:
         return (type(v).__name__, tuple(describe(x, owner, where, depth + 1) for x in v))
+    if isinstance(v, types.CodeType):    # CLOSURE_MATCH guards a function's __code__ as a constant
+        return ("code object", v.co_filename, v.co_qualname, code_digest(v))
     if isinstance(v, types.ModuleType):
         if sys.modules.get(v.__name__) is not v:
             raise Unguardable(f"{where}: module {v.__name__} is not the one imported under its name")
@@ -176,7 +178,7 @@ def _expected(kind: str, v: Any, owner: Any, where: str) -> Any:
         return describe(type(v), owner, where)
     if kind == "len":
         return len(v)
-    if not isinstance(v, _PLAIN):
+    if not isinstance(v, (*_PLAIN, types.CodeType)):
         raise Unguardable(f"{where}: a constant guard on a {type(v).__qualname__}")
     return describe(v, owner, where)
 
