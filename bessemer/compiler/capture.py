@@ -31,7 +31,7 @@ from ..config import TrainingCompilerConfig
 # BESSEMER_VERIFY=1 (the tests set it): check the IR's invariants after every pass,
 # and raise when generated code does not build instead of falling back.
 ENV_VERIFY = "BESSEMER_VERIFY"
-from . import direct, graph_cache, partition, pooling, runtime, tangents
+from . import direct, graph_cache, nan_semantics, partition, pooling, runtime, tangents
 from .codegen import backends
 from .codegen.build import BuildError
 from .lowering import PADDING_BACKWARDS, UPSAMPLE_OPS
@@ -96,7 +96,9 @@ def aten_upsampling():
     """While AOTAutograd traces: the upsampling ops without torch's Python decompositions
     (their meta kernels stay), so the trace records ATen's op and its backward op."""
     removed = []
-    for name in UPSAMPLE_OPS:
+    # and the ops whose Python autograd kernel differs from eager at NaN (nan_semantics.py):
+    # the trace records the op and its backward op, which that module decomposes
+    for name in (*UPSAMPLE_OPS, *nan_semantics.ATEN_AUTOGRAD):
         packet = getattr(aten, name, None)
         for overload in (packet.overloads() if packet is not None else ()):
             op = getattr(packet, overload)
@@ -117,6 +119,7 @@ def aten_upsampling():
 def _decompositions() -> dict:
     table = dict(core_aten_decompositions())
     table.update(get_decompositions(_EXTRA_DECOMPOSITIONS))
+    table.update(nan_semantics.table())   # eager's branch for NaN
     table[aten._weight_norm_interface_backward.default] = _weight_norm_backward
     table[aten.max_pool2d_with_indices.default] = pooling.max_pool2d_with_indices
     for op in list(table):
@@ -333,7 +336,12 @@ class BessemerBackend:
                     return graph_cache.EagerGraph(fn)
                 state["partition"] = gm.meta.get("bessemer_partition")
                 if absent is not None:
-                    state["tangents"] = tangents.stored(gm, absent)
+                    try:
+                        state["tangents"] = tangents.stored(gm, absent)
+                    except graph_cache.BypassAOTAutogradCache:
+                        # its graph does not pickle (an effect token's with_effects, from
+                        # linalg's error checks): compiled and run, but not stored
+                        return graph_cache.EagerGraph(fn)
                 return graph_cache.CachedGraph(fn, state)
             return fn
         return run
@@ -348,6 +356,11 @@ def _donated(example_inputs) -> frozenset:
     meta = getattr(ctx, "fw_metadata", None)
     idxs = getattr(meta, "bw_donated_idxs", None) or ()
     if not idxs or not torch._functorch.config.donated_buffer:
+        return frozenset()
+    if getattr(meta, "tokens", None):
+        # a forward with effect tokens (linalg's error checks) returns its token first, and
+        # AOTAutograd's donation analysis does not count it: its indices are one off, naming
+        # saved values the caller holds (lu_factor's LU) and tangents. None is trusted then.
         return frozenset()
     seen: dict = {}
     for i, t in enumerate(example_inputs):

@@ -4,7 +4,13 @@ compared with eager, outputs and gradients.
 
 One compiled function applies the op to its first N_SAMPLES samples at once (one
 compile per op and backend instead of one per sample). Samples are drawn after
-torch.manual_seed(SEED), so every run sees the same tensors.
+torch.manual_seed(SEED), so every run sees the same tensors. Elementwise unary and
+binary ops get one more sample: NaN, +-Inf, signed zeros, huge and subnormal values
+(every pair of them for a binary op), where eager's semantics are easiest to miss.
+
+Every output is compared, integer ones included, and again after the backward ran
+(a backward that writes over a value the forward returned is a wrong result too).
+Complex outputs take part in the gradient check through their real and imaginary parts.
 
 Run directly to tabulate results without pytest (one line per op, a summary at
 the end), e.g. `python tests/ops/opinfo_harness.py --backend cpp --dtype fp32`.
@@ -83,7 +89,82 @@ def first_samples(op, dtype: torch.dtype, n: int = N_SAMPLES) -> list:
     torch.manual_seed(SEED)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return list(itertools.islice(op.sample_inputs("cpu", dtype, requires_grad=wants_grad(op, dtype)), n))
+        samples = list(itertools.islice(op.sample_inputs("cpu", dtype, requires_grad=wants_grad(op, dtype)), n))
+        special = special_sample(op, dtype)
+    return samples + ([special] if special is not None else [])
+
+
+# -- NaN, Inf and friends for the elementwise ops -----------------------------------
+_INF, _NAN = math.inf, math.nan
+UNARY_SPECIALS = (_NAN, _INF, -_INF, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, 1e30, -1e30, 1e-40)
+BINARY_SPECIALS = (_NAN, _INF, -_INF, 0.0, -0.0, 1.0, -1.5, 2.0, 1e30)
+# Elements in a special sample, the values repeated to fill it. Eager's CPU loops run
+# vectorized over all but a tail that does not fill two vectors, and that scalar tail can
+# treat NaN otherwise (hardtanh's gradient at NaN is 0 vectorized, 1 in the tail):
+# a multiple of 128 leaves no tail for vectors up to 512 bits in any dtype, so every
+# element sees the semantics eager gives a tensor of some size.
+SPECIAL_LEN = 128
+# elementwise activations op_db describes as plain OpInfos rather than unary ufuncs
+ELEMENTWISE_EXTRA = ("nn.functional.gelu", "nn.functional.hardswish", "nn.functional.leaky_relu")
+# float -> integer conversions of NaN, Inf or out-of-range values are undefined in C++:
+# ATen's own scalar and vectorized loops give different integers for them
+NO_SPECIALS = {"byte": "float -> uint8 of non-finite values is undefined behaviour",
+               "char": "float -> int8 of non-finite values is undefined behaviour",
+               "short": "float -> int16 of non-finite values is undefined behaviour",
+               "int": "float -> int32 of non-finite values is undefined behaviour",
+               "long": "float -> int64 of non-finite values is undefined behaviour"}
+
+
+def is_elementwise(op) -> Optional[str]:
+    """"unary", "binary" or None."""
+    from torch.testing._internal.opinfo.core import BinaryUfuncInfo, UnaryUfuncInfo
+    if op_key(op) in NO_SPECIALS:
+        return None
+    if isinstance(op, UnaryUfuncInfo) or op_key(op) in ELEMENTWISE_EXTRA:
+        return "unary"
+    if isinstance(op, BinaryUfuncInfo):
+        return "binary"
+    return None
+
+
+def _filled(t: torch.Tensor) -> torch.Tensor:
+    return t.repeat(-(-SPECIAL_LEN // t.numel()))[:SPECIAL_LEN].contiguous()
+
+
+def special_sample(op, dtype: torch.dtype):
+    """The op's first sample with its float tensor operands replaced by UNARY_SPECIALS (a
+    unary op) or by every pair of BINARY_SPECIALS (a binary op whose other operand is a
+    float tensor or a number); None for other ops, or where eager rejects the values."""
+    from torch.testing._internal.opinfo.core import SampleInput
+    kind = is_elementwise(op)
+    if kind is None:
+        return None
+    torch.manual_seed(SEED)
+    base = next(iter(op.sample_inputs("cpu", dtype, requires_grad=wants_grad(op, dtype))), None)
+    if base is None or not isinstance(base.input, torch.Tensor) or base.input.dtype != dtype:
+        return None
+    rg = base.input.requires_grad
+    args = list(base.args)
+    if kind == "unary":
+        x = _filled(torch.tensor(UNARY_SPECIALS, dtype=dtype))
+    else:
+        k = len(BINARY_SPECIALS)
+        x = _filled(torch.tensor(BINARY_SPECIALS, dtype=dtype).repeat_interleave(k))
+        if args and isinstance(args[0], torch.Tensor):
+            if args[0].dtype != dtype:
+                return None
+            args[0] = _filled(torch.tensor(BINARY_SPECIALS, dtype=dtype).repeat(k)).requires_grad_(
+                args[0].requires_grad)
+        elif not args or not isinstance(args[0], (int, float)):
+            return None
+    sample = SampleInput(x.requires_grad_(rg), args=tuple(args), kwargs=dict(base.kwargs),
+                         output_process_fn_grad=base.output_process_fn_grad)
+    try:
+        op(sample.input.detach(), *[a.detach() if isinstance(a, torch.Tensor) else a for a in sample.args],
+           **sample.kwargs)
+    except Exception:   # noqa: BLE001 - eager refuses these values (a domain check): no sample
+        return None
+    return sample
 
 
 # -- samples as a function of their tensors ----------------------------------------
@@ -155,13 +236,18 @@ class Mismatch(AssertionError):
 
 def _grad_targets(outs: list) -> list:
     return [o for o in tree_flatten(outs)[0]
-            if isinstance(o, torch.Tensor) and o.requires_grad and o.is_floating_point()
+            if isinstance(o, torch.Tensor) and o.requires_grad and (o.is_floating_point() or o.is_complex())
             and o.layout == torch.strided]   # a sparse output's gradient is not a dense weighted sum
+
+
+def _real(o: torch.Tensor) -> torch.Tensor:
+    """A complex value as its real and imaginary parts (a last dim of 2), in float64."""
+    return torch.view_as_real(o.to(torch.complex128)) if o.is_complex() else o.to(torch.float64)
 
 
 def _weights(outs: list) -> list:
     gen = torch.Generator().manual_seed(SEED + 1)
-    return [torch.randn(o.shape, generator=gen, dtype=torch.float64) for o in _grad_targets(outs)]
+    return [torch.randn(_real(o.detach()).shape, generator=gen, dtype=torch.float64) for o in _grad_targets(outs)]
 
 
 def _grads(outs: list, leaves: list, weights: list) -> list:
@@ -169,15 +255,16 @@ def _grads(outs: list, leaves: list, weights: list) -> list:
     wrt = [t for t in leaves if t.requires_grad]
     if not targets or not wrt:
         return []
-    loss = sum((o.to(torch.float64) * w).sum() for o, w in zip(targets, weights))
+    loss = sum((_real(o) * w).sum() for o, w in zip(targets, weights))
     gs = torch.autograd.grad(loss, wrt, allow_unused=True)
     return [torch.zeros_like(t) if g is None else g for g, t in zip(gs, wrt)]
 
 
-def _run(module, leaves: list, samples: list) -> list:
+def _run(module, leaves: list, samples: list) -> tuple[list, list]:
+    """(the op's outputs as it returned them, as each sample's output_process_fn_grad sees them)"""
     torch.manual_seed(SEED + 2)   # random ops draw the same numbers in both runs
     outs = module(*leaves)
-    return [s.output_process_fn_grad(o) for s, o in zip(samples, outs)]
+    return outs, [s.output_process_fn_grad(o) for s, o in zip(samples, outs)]
 
 
 def _rms(x: torch.Tensor) -> float:
@@ -286,23 +373,23 @@ def _check(p: Prepared, backend: str, cache_dir: str) -> Result:
     le = _fresh(leaves)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out_e = _run(eager, le, samples)
-    ref_leaves, out_r = None, None
+        raw_e, out_e = _run(eager, le, samples)
+    ref_leaves, out_r, raw_r = None, None, None
     if dtype != torch.float32:   # the wider reference for narrow dtypes
         ref_leaves = _fresh(leaves, torch.float32)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                out_r = _run(eager, ref_leaves, samples)
+                raw_r, out_r = _run(eager, ref_leaves, samples)
             except Exception:   # noqa: BLE001 - an op without an fp32 path for these args
-                ref_leaves, out_r = None, None
+                ref_leaves, out_r, raw_r = None, None, None
 
     torch._dynamo.reset()
     compiled = bessemer.compile(p.module(), cache_dir=cache_dir, fallback="error", backend=backend)
     lc = _fresh(leaves)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out_c = _run(compiled, lc, samples)
+        raw_c, out_c = _run(compiled, lc, samples)
     res.graphs = len(getattr(compiled.forward, "_bessemer_backend").compiled)
     _no_eager_warning(caught)
 
@@ -326,6 +413,9 @@ def _check(p: Prepared, backend: str, cache_dir: str) -> Result:
                 g_r = None
         compare(g_c, g_e, rtol * GRAD_SCALE, atol * GRAD_SCALE, "grad", g_r, values)
         res.grad_checked = True
+        # what the forward returned must still be what it was: the backward may write over
+        # a saved value only where nobody else holds it
+        compare(raw_c, raw_e, rtol, atol, "output after the backward", _matching(raw_r, raw_e), values)
     res.graphs = len(getattr(compiled.forward, "_bessemer_backend").compiled)
     return res
 

@@ -74,6 +74,21 @@ def test_opinfo(backend, dtype_name, key, cache_dir):
 
 
 # -- regressions the OpInfo run found (always run) ---------------------------------
+@pytest.mark.parametrize("key", ["frexp", "linalg.lu_factor", "polar", "linalg.eig", "linalg.eigvals"])
+def test_opinfo_regression(key, cache_dir, monkeypatch):
+    """Ops that once went wrong, whatever the spread picks: frexp's gradient was written
+    into the int32 buffer of its saved exponent and read as integers; the backward of
+    lu_factor wrote over the LU the caller held (AOTAutograd's donation indices are one
+    off in a graph with an effect token); polar, eig and eigvals (complex outputs) raised
+    inside the backend. The complex ones run as ATen calls, their results carried
+    through the graph, with gradients. With the graph cache on, as a user runs: a backward
+    with an effect token (eig's) did not pickle, and that raised inside the backend."""
+    monkeypatch.setenv("BESSEMER_GRAPH_CACHE", "1")
+    monkeypatch.setenv("BESSEMER_FRAME_CACHE", "0")   # every op's module has the same code
+    res = check_opinfo(key, "fp32", "cpp", cache_dir)
+    assert res.graphs > 0 and res.grad_checked
+
+
 def _check_fn(fn, args, cache_dir, backend="cpp"):
     import warnings
 
@@ -95,6 +110,23 @@ def _check_fn(fn, args, cache_dir, backend="cpp"):
         (out_c * w).sum().backward()
         for a, b in zip(xc, xe):
             torch.testing.assert_close(a.grad, b.grad, rtol=1e-4, atol=1e-4)
+
+
+# eager's NaN and Inf semantics, on the OpInfo special-values sample (opinfo_harness.special_sample)
+NAN_CASES = ["nn.functional.gelu", "nn.functional.hardtanh", "nn.functional.relu6", "nn.functional.hardswish",
+             "nn.functional.elu", "nn.functional.celu", "nn.functional.selu", "nn.functional.hardshrink"]
+
+
+@pytest.mark.parametrize("backend,dtype_name", [("cpp", "fp32"), pytest.param("cpp", "bf16", marks=pytest.mark.full),
+                                               pytest.param("triton", "fp32", marks=pytest.mark.full)])
+@pytest.mark.parametrize("key", NAN_CASES)
+def test_nan_inf_semantics(key, backend, dtype_name, cache_dir):
+    """Values and gradients at NaN and +-Inf as eager gives them: hardtanh's and relu6's
+    gradient at NaN is 0, hardswish's and elu's NaN, gelu(-inf) NaN (nan_semantics.py)."""
+    if backend == "triton" and os.environ.get("TRITON_INTERPRET") != "1":
+        pytest.skip("needs Triton's interpreter")
+    res = check_opinfo(key, dtype_name, backend, cache_dir)
+    assert res.graphs > 0 and res.grad_checked
 
 
 def test_effect_token_graph(cache_dir):

@@ -228,7 +228,11 @@ def _permutation(base_shape: tuple, base_stride: tuple, shape: tuple, stride: tu
 
 
 def _viewed(name: str, src: Node, n: Node) -> str:
-    """`name` (src's memory) viewed with n's shape: the tensor itself where the shapes agree."""
+    """`name` (src's memory) viewed with n's shape and dtype: the tensor itself where both
+    agree. An in-place write may take a buffer of another dtype of the same element size
+    (a float gradient over a saved int32 exponent): its bits are then read as n's dtype."""
+    if src.dtype != n.dtype:
+        name = f"{name}.view({_dt(n.dtype)})"
     if tuple(src.shape) == tuple(n.shape):
         return name
     return f"{name}.view({tuple(n.shape)!r})"

@@ -1,0 +1,75 @@
+"""Decompositions that keep eager's NaN semantics where torch's own table does not.
+
+The activation backwards below are decomposed into a `where` over comparisons. A
+comparison with NaN is false, so which branch NaN takes depends on how the condition is
+written; torch's decompositions send it to another branch than ATen's CPU kernels do.
+Eager itself is not of one mind: its vectorized loop and its scalar loop, which takes
+the last elements of a tensor that do not fill two vectors (a tensor of fewer than 16
+float32 elements on AVX2 is all tail), disagree at NaN. The decompositions here follow
+the vectorized loop, which computes all but that tail of any tensor of some size, in
+every dtype:
+
+  op                    eager at NaN      torch's decomposition
+  hardtanh_backward     0                 the incoming gradient
+  hardshrink_backward   0                 the incoming gradient
+  hardshrink            gradient 0        the incoming gradient: torch registers a Python
+                                          kernel on hardshrink's Autograd key, which
+                                          decomposes it before its backward is traced;
+                                          capture.aten_upsampling lifts it (ATEN_AUTOGRAD)
+                                          so the trace records hardshrink_backward
+  hardswish_backward    NaN               the incoming gradient
+  elu_backward          NaN               the incoming gradient (celu and selu too)
+
+Each is written here with its condition turned so NaN takes eager's branch; every other
+input gives what torch's decomposition gives (tests/ops: OpInfo's NaN and Inf samples).
+"""
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+from torch._decomp.decompositions import pw_cast_for_opmath
+
+aten = torch.ops.aten
+
+
+@pw_cast_for_opmath
+def hardtanh_backward(grad_output: Tensor, self: Tensor, min_val: float, max_val: float) -> Tensor:
+    return torch.where((self > min_val) & (self < max_val), grad_output, 0.0)
+
+
+@pw_cast_for_opmath
+def hardshrink_backward(grad_out: Tensor, self: Tensor, lambd: float) -> Tensor:
+    return torch.where((self < -lambd) | (self > lambd), grad_out, 0.0)
+
+
+# ops traced whole, without torch's Python autograd kernel (see hardshrink above)
+ATEN_AUTOGRAD = ("hardshrink",)
+
+
+def hardshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
+    return torch.where((self >= -lambd) & (self <= lambd), 0.0, self)
+
+
+@pw_cast_for_opmath
+def hardswish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    return torch.where(self <= -3, 0.0, torch.where(self >= 3, grad_output, grad_output * ((self / 3) + 0.5)))
+
+
+def elu_backward(grad_output: Tensor, alpha: float, scale: float, input_scale: float, is_result: bool,
+                 self_or_result: Tensor) -> Tensor:
+    negcoef, poscoef, negiptcoef = alpha * scale, scale, input_scale
+    x = self_or_result
+    if is_result:
+        neg = grad_output * negiptcoef * (x + negcoef)
+    else:
+        neg = grad_output * negiptcoef * negcoef * torch.exp(x * negiptcoef)
+    return torch.where(x > 0, grad_output * poscoef, neg)
+
+
+def table() -> dict:
+    """These decompositions by overload, to lay over torch's table."""
+    return {aten.hardtanh_backward.default: hardtanh_backward,
+            aten.hardshrink_backward.default: hardshrink_backward,
+            aten.hardshrink.default: hardshrink,
+            aten.hardswish_backward.default: hardswish_backward,
+            aten.elu_backward.default: elu_backward}
