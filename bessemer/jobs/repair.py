@@ -24,8 +24,7 @@ from typing import Optional
 
 from .layout import JobDir
 from .metrics import parse_metrics, validate_definitions
-from .store import (DB_NAME, FAILED, RECORD_FILE, TERMINAL, Attempt, JobRecord, JobStore, StoreDamaged,
-                    file_damage)
+from .store import DB_NAME, FAILED, RECORD_FILE, TERMINAL, Attempt, JobRecord, JobStore, file_damage
 
 _END_LINE = re.compile(r"^bessemer: training job (?P<name>\S+) (?P<status>Completed|Failed|Stopped)\b")
 _BANNER = re.compile(r"^bessemer: training job \S+ \((?P<framework>\w+), engine (?P<engine>\w+),")
@@ -154,6 +153,3 @@ def _move_aside(path: Path) -> Path:
         if side.exists():
             side.rename(target.with_name(target.name + suffix))
     return target
-
-
-__all__ = ["Repaired", "repair", "read_record", "store_damage", "StoreDamaged"]
