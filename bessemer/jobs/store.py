@@ -501,6 +501,11 @@ def _create_database(path: Path) -> None:
             os.link(tmp, path)
         except FileExistsError:
             pass  # another process made it first
+        except OSError:
+            # A file system without hard links: a rename, which trades the guarantee against a
+            # store made by another process in the same instant (one of the two would be lost).
+            if not path.exists():
+                os.replace(tmp, path)
     finally:
         for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
             leftover.unlink(missing_ok=True)
