@@ -93,6 +93,7 @@ class Driver:
         self.worker_logs: dict[int, Any] = {}
         self.open_files: dict[int, list[str]] = {}
         self.memory: dict[int, int] = {}
+        self.began = time.monotonic()
 
     @property
     def world(self) -> int:
@@ -124,7 +125,7 @@ class Driver:
         res = ray.cluster_resources()
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         _say(f"bessemer: ray: {where}: {len(nodes)} node(s), {res.get('CPU', 0):g} CPUs, "
-             f"{res.get('GPU', 0):g} GPUs (ray {ray.__version__})")
+             f"{res.get('GPU', 0):g} GPUs (ray {ray.__version__}; {self._elapsed()})")
 
     def _place(self) -> None:
         from ray.util.placement_group import placement_group
@@ -145,7 +146,8 @@ class Driver:
             raise RuntimeError(f"the Ray cluster could not place {spec.instance_count} instance(s) of {bundle} "
                                f"({strategy}) within {PLACEMENT_TIMEOUT_S:.0f} s; it has "
                                f"{ray.available_resources()} available") from None
-        _say(f"bessemer: ray: placement group of {spec.instance_count} x {bundle} ({strategy}) ready")
+        _say(f"bessemer: ray: placement group of {spec.instance_count} x {bundle} ({strategy}) ready "
+             f"({self._elapsed()})")
 
     def _start(self) -> None:
         from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
@@ -189,6 +191,10 @@ class Driver:
             _say(f"bessemer: ray: worker {rank} (rank {rank}, {host_name(rank // ppi)}) on {node['hostname']} "
                  f"({node['ip']}), script pid {pid}" + (", staged inputs" if rank in away else ""))
             self.worker_logs[rank] = open(workers_dir(self.job) / f"worker-{rank}.log", "a", encoding="utf-8")
+        _say(f"bessemer: ray: {self.world} worker(s) started ({self._elapsed()})")
+
+    def _elapsed(self) -> str:
+        return f"{time.monotonic() - self.began:.1f} s since the driver started"
 
     def _stage(self, ranks: list[int]) -> None:
         """Send code/, input/ (channel links followed) and checkpoints/ to the workers in `ranks`."""
