@@ -130,6 +130,6 @@ def test_the_startup_hook_reports_compiled_graphs_and_long_compiles():
     progress = [ln for ln in lines if ln.startswith("bessemer[rank 1]: compiling graph backward1 ... ")]
     assert 1 <= len(progress) <= 3
     assert "bessemer[rank 1]: compiled graph backward1: 4 kernels, 1 externs, 0.90 s, cache miss" in lines
-    assert "bessemer: a note from the compiler" in lines and "not shown" not in r.stderr
+    assert "bessemer[rank 1]: a note from the compiler" in lines and "not shown" not in r.stderr
     assert "WARNING:root:the script's own logging is untouched" in lines
     assert not any("compiled graph" in ln and "INFO" in ln for ln in lines)  # not twice, via the root logger
