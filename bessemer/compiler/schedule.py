@@ -15,6 +15,7 @@ dropped), or is itself a reduction.
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
@@ -84,13 +85,19 @@ class MemoryPlan:
 # ------------------------------------------------------------------------------
 # index helpers
 # ------------------------------------------------------------------------------
-def member_kind(k: Kernel, n: Node) -> str:
-    """"reduce" (a reduction), "full" (over the whole domain) or "outer" (per row)."""
+class Role(enum.StrEnum):
+    """What a member of a kernel computes over its domain."""
+    REDUCE = "reduce"   # a reduction over the kernel's reduced dims
+    FULL = "full"       # a value per element of the whole domain
+    OUTER = "outer"     # a value per row (the kept dims), after the row's reductions
+
+
+def member_role(k: Kernel, n: Node) -> Role:
     if n.kind == Kind.REDUCE:
-        return "reduce"
+        return Role.REDUCE
     if n.shape == k.shape:
-        return "full"
-    return "outer"
+        return Role.FULL
+    return Role.OUTER
 
 
 def kept_shape(shape, red, keepdim) -> tuple:

@@ -13,7 +13,7 @@ import torch
 from .symbolic import Dim
 from .ir import Graph, Group, IndexMap, Kind, Node
 from .ops import OPS, REDUCE_OPS
-from .schedule import Kernel, Schedule, kept_shape, member_kind, outer_map
+from .schedule import Kernel, Schedule, Role, kept_shape, member_role, outer_map
 
 _SIZE = (int, Dim)
 _SCALAR = (bool, int, float, Dim)
@@ -169,12 +169,12 @@ def _check_kernel(s: Schedule, k: Kernel, i: int, computed: set, where: str) -> 
             _fail(where, m, f"member of {k.name} (step {i}) but step_of says {s.step_of.get(m)}")
         if m in s.realized and m not in k.stores:
             _fail(where, m, f"realized but {k.name} does not store it")
-        kind = member_kind(k, m)
-        if kind == "reduce":
+        role = member_role(k, m)
+        if role == Role.REDUCE:
             if m.args[0].shape != k.shape or tuple(m.attrs["dims"]) != tuple(k.red):
                 _fail(where, m, f"reduces {m.args[0].shape} over {m.attrs['dims']}, kernel domain "
                                 f"{k.shape} over {k.red}")
-        elif kind == "outer" and (not k.red or outer_map(k.shape, k.red, m.shape) is None):
+        elif role == Role.OUTER and (not k.red or outer_map(k.shape, k.red, m.shape) is None):
             _fail(where, m, f"shape {m.shape} is neither the domain {k.shape} nor a row of it")
         for a in m.args:
             _check_reads(s, a, k, computed, where, m)

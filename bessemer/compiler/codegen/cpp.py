@@ -19,7 +19,7 @@ import torch
 from ..ir import IndexMap, Node
 from ..ops import OPS, REDUCTIONS, reduce_spelling, spelling
 from ..views import contiguous_strides
-from ..schedule import Kernel, Schedule, outer_map
+from ..schedule import Kernel, Role, Schedule, outer_map
 from ..symbolic import Dim, hint, symbols_in
 from .kernel import CodegenError, KernelBuilder, KernelSource
 
@@ -293,14 +293,14 @@ class KernelWriter(KernelBuilder):
         # a block of columns is read contiguously from each row. When the innermost
         # dim is reduced (batch norm over N, H, W), row mode already reads rows
         # contiguously, one channel per thread.
-        if _innermost_kept(k) and all(kind != "full" for kind, _ in phases) and len(outer_dims) >= 1:
+        if _innermost_kept(k) and all(role != Role.FULL for role, _ in phases) and len(outer_dims) >= 1:
             col = self._render_column(phases, outer_dims, inner_dims)
             if col is not None:
                 return col
             self.__init__(k, self.sched, self.cores)  # outer dims do not merge into one loop: use row mode
         row_code: list = []
-        for kind, mbrs in phases:
-            if kind == "reduce":
+        for role, mbrs in phases:
+            if role == Role.REDUCE:
                 decl, lines, after, reds = [], [], [], []
                 cache: dict = {}
                 pre: list[str] = []
@@ -328,7 +328,7 @@ class KernelWriter(KernelBuilder):
                 row_code.append(("decl", decl + pre))
                 row_code.append(("loop", " ".join(reds), lines))
                 row_code.append(("decl", after))
-            elif kind == "full":
+            elif role == Role.FULL:
                 lines, cache, pre = [], {}, []
                 self.hoist = (pre, row_cache)
                 for mbr in mbrs:
@@ -368,8 +368,8 @@ class KernelWriter(KernelBuilder):
         k = self.k
         ident = IndexMap.identity(self.D)
         blocks: list = []
-        for kind, mbrs in phases:
-            if kind == "reduce":
+        for role, mbrs in phases:
+            if role == Role.REDUCE:
                 decl, lines, after = [], [], []
                 cache: dict = {}
                 for r in mbrs:
@@ -381,7 +381,7 @@ class KernelWriter(KernelBuilder):
                     self.acc[r] = _narrow(r.dtype, ct, a)
                     if r in k.stores:
                         after.append(self.store(r, a, self._row_map(r)))
-                blocks.append(("reduce", decl, lines, after, mbrs))
+                blocks.append((Role.REDUCE, decl, lines, after, mbrs))
             else:
                 lines = []
                 cache = {}
@@ -389,7 +389,7 @@ class KernelWriter(KernelBuilder):
                     rm = outer_map(k.shape, k.red, mbr.shape)
                     v = self.expr(mbr, rm, lines, cache, top=True)
                     lines.append(self.store(mbr, v, rm))
-                blocks.append(("outer", [], lines, [], ()))
+                blocks.append((Role.OUTER, [], lines, [], ()))
         # the loops merge by the accesses the expressions above recorded
         og = self._merge(outer_dims)
         if len(og) != 1:
@@ -404,10 +404,10 @@ class KernelWriter(KernelBuilder):
                 var_of[d] = (f"r{gi}", grp[-1])
         subst = self._substituter(var_of)
         work = math.prod(k.shape)
-        reduce_phases = [mbrs for kind, mbrs in phases if kind == "reduce"]
+        reduce_phases = [mbrs for role, mbrs in phases if role == Role.REDUCE]
         # split mode: one reduction phase, first (what follows reads its finished sums),
         # and at least 4 rows per core; either outcome is correct for a symbolic size
-        split = (phases[0][0] == "reduce" and len(reduce_phases) == 1 and self.cores > 1 and loops_i
+        split = (phases[0][0] == Role.REDUCE and len(reduce_phases) == 1 and self.cores > 1 and loops_i
                  and hint(loops_i[0][1]) >= 4 * self.cores and parallel_if(work)[0])
         if split:
             # the accumulators of one thread span as many columns as fit 16 KiB of L1
@@ -416,8 +416,8 @@ class KernelWriter(KernelBuilder):
             CB = hint(ON) if not isinstance(ON, Dim) and ON <= cap else cap
         else:
             CB = 64
-        blocks = [(kind, [ln.replace("@CB@", str(CB)) for ln in decl], lines, after, reds)
-                  for kind, decl, lines, after, reds in blocks]
+        blocks = [(role, [ln.replace("@CB@", str(CB)) for ln in decl], lines, after, reds)
+                  for role, decl, lines, after, reds in blocks]
         if split:
             code = self._column_split(blocks, ON, CB, loops_i, work)
         else:
@@ -431,10 +431,10 @@ class KernelWriter(KernelBuilder):
             code.append(f"  #pragma omp parallel for{cond}")
         code.append(f"  for (int64_t ob = 0; ob < {ON}; ob += {CB}) {{")
         code.append(f"    const int64_t oe = std::min<int64_t>(ob + {CB}, {ON});")
-        for kind, decl, lines, after, _ in blocks:
+        for role, decl, lines, after, _ in blocks:
             for ln in decl:
                 code.append("    " + ln)
-            reduce = kind == "reduce"
+            reduce = role == Role.REDUCE
             _column_loops(code, 2, loops_i if reduce else [], lines, simd=reduce)
             if reduce and after:
                 code.append("    for (int64_t o0 = ob; o0 < oe; o0++) {")

@@ -19,7 +19,7 @@ import torch
 from ..ir import Group, IndexMap, Kind, Node
 from ..symbolic import Dim, hint
 from ..views import layout_of
-from ..schedule import Kernel, Schedule, member_kind, normalize_map, outer_map
+from ..schedule import Kernel, Role, Schedule, member_role, normalize_map, outer_map
 
 
 LOW_FLOATS = (torch.bfloat16, torch.float16)
@@ -302,15 +302,15 @@ class KernelBuilder:
         # at the compiled shape: a report, not a decision
         return hint(sum(n.numel() * n.dtype.itemsize for n in self.params))
 
-    def phases(self) -> list[tuple[str, list[Node]]]:
+    def phases(self) -> list[tuple[Role, list[Node]]]:
         """A reduction kernel's members in order, grouped into phases of one kind
         (reduce / full / outer) that do not read each other."""
-        phases: list[tuple[str, list[Node]]] = []
+        phases: list[tuple[Role, list[Node]]] = []
         for mbr in self.k.members:
-            kind = member_kind(self.k, mbr)
-            if phases and phases[-1][0] == kind and kind != "outer" and \
+            role = member_role(self.k, mbr)
+            if phases and phases[-1][0] == role and role != Role.OUTER and \
                     not any(self._depends(mbr, other) for other in phases[-1][1]):
                 phases[-1][1].append(mbr)
             else:
-                phases.append((kind, [mbr]))
+                phases.append((role, [mbr]))
         return phases

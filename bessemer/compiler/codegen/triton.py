@@ -34,7 +34,7 @@ import torch
 from ..ir import IndexMap, Node
 from ..ops import OPS, REDUCTIONS, reduce_spelling, spelling
 from ..views import contiguous_strides
-from ..schedule import Kernel, Schedule, outer_map
+from ..schedule import Kernel, Role, Schedule, outer_map
 from ..symbolic import Dim, hint, symbols_in
 from .kernel import CodegenError, KernelBuilder, KernelSource, format_terms
 
@@ -383,8 +383,8 @@ class TritonKernelWriter(KernelBuilder):
         row_cache: dict = {}
         tile_cache: dict = {}   # persistent: one tile, values shared by all phases
         body: list[str] = []
-        for kind, mbrs in self.phases():
-            if kind == "outer":
+        for role, mbrs in self.phases():
+            if role == Role.OUTER:
                 body += self._outer_members(mbrs, row_cache)
                 continue
             pre: list[str] = []
@@ -392,7 +392,7 @@ class TritonKernelWriter(KernelBuilder):
             cache = tile_cache if persistent else {}
             self.hoist = (pre, row_cache)
             for mbr in mbrs:
-                if kind == "reduce":
+                if role == Role.REDUCE:
                     self._reduction(mbr, ident, lines, cache, init, after, persistent)
                 else:
                     v = self.expr(mbr, ident, lines, cache, top=True)
@@ -435,7 +435,7 @@ class TritonKernelWriter(KernelBuilder):
         if not column or rlen < SPLIT_MIN_RLEN or -(-rows // 64) >= SPLIT_MAX_BLOCKS:
             return 0, 0
         phases = self.phases()
-        if phases[0][0] != "reduce" or any(kind != "outer" for kind, _ in phases[1:]):
+        if phases[0][0] != Role.REDUCE or any(role != Role.OUTER for role, _ in phases[1:]):
             return 0, 0   # a reduction that depends on another needs the whole first result
         for r in phases[0][1]:
             if not REDUCTIONS[r.op].splittable or not r.dtype.is_floating_point or r.dtype == torch.float64:

@@ -22,7 +22,7 @@ from typing import Optional
 
 from ..ir import Graph, Group, IndexMap, Kind, Node
 from ..ops import is_transcendental
-from ..schedule import Kernel, Schedule, Step, member_kind, normalize_map, outer_map
+from ..schedule import Kernel, Schedule, Role, Step, member_role, normalize_map, outer_map
 from ..views import layout_of
 
 # Inlining heuristic: a pointwise value read by several members is recomputed in
@@ -254,14 +254,14 @@ class Fuser:
     def _aligned(self, k: Kernel, member: Node, dep: Node, m: Optional[IndexMap]) -> bool:
         if m is None:
             return False
-        if member_kind(k, member) == "outer":
+        if member_role(k, member) == Role.OUTER:
             # the member is evaluated per row; compare maps after lifting
             lift = outer_map(k.shape, k.red, member.shape)
             if lift is None:
                 return False
             m = lift.compose(m)
             m = normalize_map(m, dep.shape)
-        if member_kind(k, dep) in ("reduce", "outer"):
+        if member_role(k, dep) in (Role.REDUCE, Role.OUTER):
             want = outer_map(k.shape, k.red, dep.shape)
             return want is not None and normalize_map(want, dep.shape) == m
         return m == IndexMap.identity(len(k.shape)) and dep.shape == k.shape
@@ -278,7 +278,7 @@ class Fuser:
                 if not k.red:
                     if not _trailing(shape, red) or _rows(shape, red) < MIN_ROWS_FOR_EPILOGUE:
                         return False
-                    if any(member_kind(k, m) != "full" for m in k.members):
+                    if any(member_role(k, m) != Role.FULL for m in k.members):
                         return False
             elif k.red:
                 if not _trailing(k.shape, k.red) or _rows(k.shape, k.red) < MIN_ROWS_FOR_EPILOGUE:

@@ -30,7 +30,7 @@ import torch
 
 from ..symbolic import hint, known_le
 from ..ir import Group, IndexMap, Kind, Node
-from ..schedule import Kernel, MemoryPlan, Schedule, member_kind, normalize_map
+from ..schedule import Kernel, MemoryPlan, Role, Schedule, member_role, normalize_map
 from ..views import is_contiguous, layout_of
 
 # A dead storage is handed to a new buffer needing at least this share of it: best fit
@@ -245,7 +245,7 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
     for mbr in k.members:
         if mbr.kind == Kind.REDUCE:
             walk(mbr.args[0], ident, False)
-        elif member_kind(k, mbr) == "full":
+        elif member_role(k, mbr) == Role.FULL:
             walk(mbr, ident, True)
         else:
             walk(mbr, None, True)     # a per-row member: a read of d there is not elementwise
@@ -299,7 +299,7 @@ def plan_memory(sched: Schedule, donated: frozenset = frozenset()) -> MemoryPlan
     for i, s in enumerate(sched.steps):
         if isinstance(s, Kernel) and s.members:
             m = s.members[-1]
-            if m in s.stores and member_kind(s, m) == "full":
+            if m in s.stores and member_role(s, m) == Role.FULL:
                 d = _inplace_donor(s, m, i, info.reads[i], last_use, owned, sched)
                 if d is not None:
                     inplace[m] = d
