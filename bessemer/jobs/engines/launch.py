@@ -38,10 +38,27 @@ def launcher_env() -> dict[str, str]:
     return with_python_path(dict(os.environ), _SOURCE_ROOT)
 
 
+def gpu_count() -> int:
+    """The CUDA devices this process may use (CUDA_VISIBLE_DEVICES applies). A process that
+    has torch loaded asks torch; one that has not (a job's supervisor) asks the CUDA driver
+    directly, which is what torch's count comes from, instead of paying seconds to import
+    torch for one number. No driver library means no GPU."""
+    if "torch" in sys.modules:
+        import torch
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return 0
+    return count.value
+
+
 def host_info() -> HostInfo:
-    import torch
-    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    return HostInfo(current_host=HOST_NAME, hosts=[HOST_NAME], num_cpus=os.cpu_count() or 1, num_gpus=gpus)
+    return HostInfo(current_host=HOST_NAME, hosts=[HOST_NAME], num_cpus=os.cpu_count() or 1, num_gpus=gpu_count())
 
 
 def job_environment(spec: JobSpec, host: HostInfo) -> dict[str, str]:
