@@ -12,21 +12,21 @@ graphs come back through the graph cache's loader) and runs it whenever its
 guards pass; any call they refuse takes the ordinary Dynamo path, which compiles
 as it always does.
 
-What stands in for the guards that cannot be stored (object identities, module
-globals, closures) is the key, computed at the first call: the traced function
-(file, name, bytecode, closure), the module tree (every submodule's class,
-training flag, hook counts and plain attributes; every parameter's and buffer's
-shape, dtype, device and requires_grad; a Hugging Face config's fields), the
-call's argument metadata, the global state that changes a trace (grad mode,
-autocast, deterministic algorithms, default dtype, global module hooks), the
-versions of Python, torch and the packages the model's classes come from, and
-the graph cache's salt (bessemer's version, its compiler's source and the config
-fields that shape code). On load, every source file the trace went through must
-still hash as it did at capture (torch keeps a checksum per inlined function);
-a changed file refuses the entry and the frame is traced afresh. A forward that
-cannot be captured (a graph break, a graph that runs eagerly, state that cannot
-be stored) leaves a marker under the same key, so a warm process does not try
-again and goes straight to Dynamo.
+A stored frame is used only where every guard Dynamo installs for it holds. Those
+torch can write down (tensor metadata, constants, types, globals' guards) are
+stored and checked by torch's guard manager; those it cannot (identity guards,
+guards on the forward's free variables) are recorded and checked by
+frame_guards.py, at load before anything is loaded and at every call. The key
+(the traced function, the module tree, the call's argument metadata, the global
+state that changes a trace, the versions of Python, torch and the model's
+packages, the graph cache's salt) only says where to look. On load, every source
+file the trace went through must still hash as it did at capture (torch keeps a
+checksum per inlined function); a changed file, or a guard that does not hold,
+refuses the entry and the frame is captured afresh. A forward that cannot be
+captured (a graph break, a graph that runs eagerly, a guard that cannot be checked
+in another process) leaves a marker under the same key, so a warm process does not
+try again and goes straight to Dynamo. Nothing is read from the folder unless
+cache_trust finds it and the file ours and writable by nobody else.
 """
 from __future__ import annotations
 
