@@ -59,10 +59,11 @@ def test_defaults(src):
     ({"processes_per_instance": True}, "processes_per_instance"),
     ({"environment": {"A": 1}}, "environment must be a dict of str to str"),
     ({"metric_definitions": [{"Name": "loss", "Regex": "loss=[0-9.]+"}]}, "capture group"),
-    ({"output_path": "s3://bucket/prefix"}, "output_path must be a local folder"),
+    ({"output_path": "nosuch://bucket/prefix"}, "output_path 'nosuch://bucket/prefix': fsspec knows no file "
+                                                "system nosuch://"),
     ({"base_job_name": "bad name!"}, "base_job_name must be letters"),
     ({"max_run": 0}, "max_run must be a number of seconds > 0"),
-    ({"engine": "ray"}, "engine must be one of"),
+    ({"engine": "nosuch"}, "engine must be one of"),
 ])
 def test_bad_arguments_raise_value_error_naming_the_field(src, kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -83,7 +84,7 @@ def test_config_values_are_checked_by_the_config():
 
 
 def test_sagemaker_only_arguments_are_accepted_and_others_are_not(src):
-    est(src, role="arn:aws:iam::1:role/x", instance_type="ml.p3.2xlarge", framework_version="2.0",
+    est(src, role="arn:aws:iam::1:role/x", instance_type="ml.m5.xlarge", framework_version="2.0",
         py_version="py310")
     with pytest.raises(TypeError, match="unexpected keyword"):
         est(src, instance_typo="x")
@@ -116,7 +117,9 @@ def test_an_engine_instance_can_be_given(src):
 @pytest.mark.parametrize("inputs, match", [
     ({"train": "/no/such/data"}, r"inputs\['train'\]: '/no/such/data' does not exist"),
     ({"bad name": "."}, "inputs: channel name 'bad name'"),
-    ({"train": "s3://bucket/train"}, r"inputs\['train'\] must be a local path"),
+    ({"train": "nosuch://bucket/train"}, r"inputs\['train'\] 'nosuch://bucket/train': fsspec knows no file system"),
+    ({"train": 3}, r"inputs\['train'\] must be a path, a URL \(s3://..., file://...\) or a TrainingInput"),
+    ({"train": "memory://no/such/data"}, r"inputs\['train'\]: 'memory://no/such/data' does not exist"),
     (["train"], "inputs must be a path or a dict"),
 ])
 def test_bad_inputs_are_refused_before_a_job_starts(src, inputs, match):
