@@ -41,6 +41,7 @@ import collections
 import enum
 import hashlib
 import importlib
+import inspect
 import re
 import sys
 import types
@@ -141,14 +142,6 @@ def describe(v: Any, owner: Any, where: str, depth: int = 0) -> tuple:
     raise Unguardable(f"{where}: a {type(v).__qualname__} cannot be named in another process")
 
 
-def _root(name: str) -> tuple[str, str]:
-    """('L' or 'G', the name) of the variable a guard's source expression starts from."""
-    m = re.search(r"\b([LG])\['([^']+)'\]", name)
-    if m is None:
-        raise Unguardable(f"{name}: a source bessemer cannot evaluate")
-    return m.group(1), m.group(2)
-
-
 def _kinds(entry) -> list[str]:
     kinds = []
     for t in dict.fromkeys((entry.guard_type, *entry.derived_guard_types)):
@@ -221,9 +214,12 @@ class FrameGuards:
         # the names Dynamo installs in the frame's globals (modules imported under an alias)
         self.globals = collections.ChainMap(self.live, dict(aliases))
         self.roots = [r for r in roots if r in self.live]
-        self.needs_args = any(_root(g[0]) == ("L", n) for g in guards
-                              for n in fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]
-                              if n != "self")
+        code = fn.__code__
+        n = (code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS)
+             + bool(code.co_flags & inspect.CO_VARKEYWORDS))
+        read = {m.group(1) for g in guards for m in re.finditer(r"\bL\['([^']+)'\]", g[0])}
+        # the call's arguments are bound only where a guard reads one (not `self`, held here)
+        self.needs_args = bool((set(code.co_varnames[:n]) - {"self"}) & read)
         self.check: Optional[Callable[..., bool]] = None
 
     def locals(self, frame, args: tuple, kwargs: dict) -> dict:
