@@ -36,8 +36,7 @@ from .layout import JobDir, copy_source, link_channels
 from .metrics import validate_definitions
 from .analytics import TrainingJobAnalytics
 from .sagemaker_args import check_instance_type, cloud_note, split_sagemaker_options
-from .staging import IN_PROCESS_PROTOCOLS, channel_source, check_bucket, check_input, filesystem, is_url, \
-    job_output_url, protocol, stage_in
+from .staging import channel_source, check_bucket, check_input, filesystem, is_url, job_output_url, stage_in
 from .store import FAILED, JobNameTaken, JobRecord, JobStore, UnknownJob
 
 __all__ = ["Estimator", "PyTorch", "HuggingFace", "TrainingJob", "JobFailedError", "JobStoppedError"]
@@ -129,7 +128,7 @@ class Estimator:
         channels = _check_inputs(inputs)
         stream_logs = _check_logs(logs)
         for field, url in (("checkpoint_path", self.checkpoint_path), ("output_path", self.output_url)):
-            if not wait and (in_process_only(url) or (is_url(url or "") and protocol(url) in IN_PROCESS_PROTOCOLS)):
+            if not wait and in_process_only(url):
                 raise ValueError(f"{field} {url!r} lives in this process's memory, and a job started with "
                                  "wait=False runs in another process: use a folder or a remote URL, or "
                                  "fit(wait=True)")

@@ -22,8 +22,6 @@ from ..fsutil import atomic_file
 
 # Protocols whose first path part is a bucket that must exist before anything is written there.
 BUCKET_PROTOCOLS = ("s3", "s3a", "gs", "gcs")
-# In-process file systems: a detached job runs in another process and would not see them.
-IN_PROCESS_PROTOCOLS = ("memory",)
 # The keys a SageMaker TrainingInput's config, or a short dict, gives its URL under.
 _URI_KEYS = ("S3Uri", "s3_data", "FileUri", "uri")
 
