@@ -18,7 +18,7 @@ import os
 import pytest
 
 from opinfo_harness import check_opinfo, ops_for
-from opinfo_tables import NOT_CAPTURED, expected_failure
+from opinfo_tables import NAN_CASES, NOT_CAPTURED, REGRESSIONS, expected_failure
 
 FULL = os.environ.get("BESSEMER_TEST_FULL") == "1"
 CONFIGS = [("cpp", "fp32"), ("triton", "fp32"), ("cpp", "bf16"), ("triton", "bf16")]
@@ -28,7 +28,8 @@ CONFIGS = [("cpp", "fp32"), ("triton", "fp32"), ("cpp", "bf16"), ("triton", "bf1
 # XFAIL entry in the first config it applies to (so a fixed op is noticed at once;
 # they fail within seconds). It trades breadth for time: about 1 in SPREAD_STEP ops
 # per config; `make test-full` runs every op in every config (and so every
-# NOT_CAPTURED entry and every config of an XFAIL entry).
+# NOT_CAPTURED entry and every config of an XFAIL entry). opinfo_tables.ALWAYS lists the
+# ops every `make test` checks besides (the regression tests below), and why.
 SPREAD_STEP = 80
 
 
@@ -74,7 +75,7 @@ def test_opinfo(backend, dtype_name, key, cache_dir):
 
 
 # -- regressions the OpInfo run found (always run) ---------------------------------
-@pytest.mark.parametrize("key", ["frexp", "linalg.lu_factor", "polar", "linalg.eig", "linalg.eigvals"])
+@pytest.mark.parametrize("key", REGRESSIONS)
 def test_opinfo_regression(key, cache_dir, monkeypatch):
     """Ops that once went wrong, whatever the spread picks: frexp's gradient was written
     into the int32 buffer of its saved exponent and read as integers; the backward of
@@ -113,10 +114,6 @@ def _check_fn(fn, args, cache_dir, backend="cpp"):
 
 
 # eager's NaN and Inf semantics, on the OpInfo special-values sample (opinfo_harness.special_sample)
-NAN_CASES = ["nn.functional.gelu", "nn.functional.hardtanh", "nn.functional.relu6", "nn.functional.hardswish",
-             "nn.functional.elu", "nn.functional.celu", "nn.functional.selu", "nn.functional.hardshrink"]
-
-
 @pytest.mark.parametrize("backend,dtype_name", [("cpp", "fp32"), pytest.param("cpp", "bf16", marks=pytest.mark.full),
                                                pytest.param("triton", "fp32", marks=pytest.mark.full)])
 @pytest.mark.parametrize("key", NAN_CASES)
