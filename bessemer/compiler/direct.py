@@ -129,33 +129,46 @@ class CompiledFunction(torch.autograd.Function):
         return tuple(returned)
 
     @staticmethod
-    @torch._dynamo.disable
     def backward(ctx, *grads):
-        g: _Graph = ctx.graph
-        torch._check(torch._C._functorch.peek_interpreter_stack() is None, lambda: (
-            "a compiled backward cannot run inside vmap/grad/vjp; wrap vmap inside the compiled "
-            "function, or leave the backward uncompiled"))
-        if not g.deterministic and torch.are_deterministic_algorithms_enabled():
-            raise RuntimeError("this compiled backward runs with torch.use_deterministic_algorithms(True), "
-                               "but its forward was compiled without it")
-        use_once = not torch._C._autograd._get_current_graph_task_keep_graph()
-        if (not use_once and g.meta.bw_donated_idxs and torch._functorch.config.donated_buffer):
-            raise RuntimeError(
-                "this backward was compiled to write over values saved for it, which needs "
-                "backward(create_graph=False, retain_graph=False) every time; or set "
-                "torch._functorch.config.donated_buffer=False")
-        saved = ctx.saved_tensors
-        args = [*saved, *[grads[i] for i in g.with_grads]]
-        del saved, grads
-        ctx.maybe_clear_saved_tensors()
-        bw = g.bw
-        if torch.is_grad_enabled():
-            # create_graph=True: the gradients get a node that refuses a second backward; a
-            # dummy input that requires grad gives them one when no argument does
-            dummy = () if any(t.requires_grad for t in args if isinstance(t, torch.Tensor)) \
-                else (torch.empty(0, requires_grad=True),)
-            return (None, *_OnceOnly.apply(bw, len(dummy), *dummy, *args))
-        return (None, *bw(args))
+        # with Dynamo watching (a backward called inside a compiled function), with Dynamo
+        # off; otherwise directly: torch._dynamo.disable's wrapper costs 4 set_eval_frame
+        # calls and two Python frames per call, for nothing when no callback is set
+        if _eval_frame_callback() is not None:
+            return _backward_without_dynamo(ctx, *grads)
+        return _backward(ctx, *grads)
+
+
+def _backward(ctx, *grads):
+    """A compiled graph's backward (CompiledFunction.backward), run directly."""
+    g: _Graph = ctx.graph
+    torch._check(torch._C._functorch.peek_interpreter_stack() is None, lambda: (
+        "a compiled backward cannot run inside vmap/grad/vjp; wrap vmap inside the compiled "
+        "function, or leave the backward uncompiled"))
+    if not g.deterministic and torch.are_deterministic_algorithms_enabled():
+        raise RuntimeError("this compiled backward runs with torch.use_deterministic_algorithms(True), "
+                           "but its forward was compiled without it")
+    use_once = not torch._C._autograd._get_current_graph_task_keep_graph()
+    if (not use_once and g.meta.bw_donated_idxs and torch._functorch.config.donated_buffer):
+        raise RuntimeError(
+            "this backward was compiled to write over values saved for it, which needs "
+            "backward(create_graph=False, retain_graph=False) every time; or set "
+            "torch._functorch.config.donated_buffer=False")
+    saved = ctx.saved_tensors
+    args = [*saved, *[grads[i] for i in g.with_grads]]
+    del saved, grads
+    ctx.maybe_clear_saved_tensors()
+    bw = g.bw
+    if torch.is_grad_enabled():
+        # create_graph=True: the gradients get a node that refuses a second backward; a
+        # dummy input that requires grad gives them one when no argument does
+        dummy = () if any(t.requires_grad for t in args if isinstance(t, torch.Tensor)) \
+            else (torch.empty(0, requires_grad=True),)
+        return (None, *_OnceOnly.apply(bw, len(dummy), *dummy, *args))
+    return (None, *bw(args))
+
+
+_backward_without_dynamo = torch._dynamo.disable(_backward)
+_eval_frame_callback = torch._C._dynamo.eval_frame.get_eval_frame_callback
 
 
 class _OnceOnly(torch.autograd.Function):
@@ -183,8 +196,14 @@ class DirectGraph:
         self.settled = not enabled()       # the direct call is built, or never will be
         self._where: Optional[int] = None  # the output whose node AOTAutograd's calls mark
 
-    @torch._dynamo.disable
     def __call__(self, *args):
+        # Dynamo calls a compiled graph with its callback off already (its own disable
+        # wrapper); only a caller Dynamo watches needs this one (see CompiledFunction.backward)
+        if _eval_frame_callback() is not None:
+            return self._call_without_dynamo(*args)
+        return self._call(*args)
+
+    def _call(self, *args):
         g = self.graph
         if g is None and not self.settled and self.cls is not None and self.cls.compiled_bw is not None:
             g = self._build()   # the first backward has compiled the backward
@@ -196,6 +215,8 @@ class DirectGraph:
         if not self.settled:
             self._learn(outs, args)
         return outs
+
+    _call_without_dynamo = torch._dynamo.disable(_call)
 
     def _mark(self, outs) -> None:
         """Missing tangents arrive as None at AOTAutograd's backward node (tangents.py)."""
