@@ -139,7 +139,6 @@ WITNESSES: dict[str, list[str]] = {
     'op_table:floordiv@fp32': ['aten.div.Tensor_mode'],
     'op_table:remainder@fp32': ['aten.remainder.Tensor'],
     'op_table:leaky_relu@fp32': ['aten.leaky_relu.default'],
-    'op_table:hardtanh@fp32': ['aten.bitwise_or.Tensor'],
     'op_table:softmax@fp32': ['aten.amax.default'],
     'op_table:sum@fp32': ['aten.expand.default', 'aten.unsqueeze.default'],
     'op_table:mean@fp32': ['aten.mean.dim'],
@@ -178,6 +177,7 @@ WITNESSES: dict[str, list[str]] = {
     'opinfo:logical_xor@fp32': ['aten.logical_xor.default'],
     'opinfo:tan@fp32': ['aten.tan.default'],
     'opinfo:as_strided_scatter@fp32': ['aten.as_strided_scatter.default'],
+    'opinfo:isclose@fp32': ['aten.bitwise_or.Tensor'],
 }
 
 _DECOMPOSED = ("capture.decompositions() rewrites it into other ops before lowering, so bessemer.compile "
