@@ -56,14 +56,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _die_with_parent() -> None:
-    """In the script's process, before exec: SIGKILL when the actor's process dies."""
+def _libc_prctl():
     try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:  # not Linux: a lost actor may leave its script running until it exits
-        pass
+        return ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: a lost actor may leave its script running until it exits
+        return None
+
+
+# Looked up here, in the actor, so that the child only makes the call: between fork and exec
+# in a process with threads (the actor has Ray's), nothing that may take a lock should run.
+_PRCTL = _libc_prctl()
+
+
+def _die_with_parent() -> None:
+    """In the script's process, before exec: SIGKILL when the actor's process dies."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class Worker:
