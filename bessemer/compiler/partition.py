@@ -60,7 +60,7 @@ import torch
 import torch.fx as fx
 
 from .joint import rewrite as rewrite_joint
-from .partition_cost import (INPUT_SAVE_SHARE, MUTATED_SAVE_COST, NO_KIND, OUTPUT_SAVE_SHARE,
+from .partition_cost import (INPUT_SAVE_SHARE, MUTATED_SAVE_COST, NO_KIND, OUTPUT_SAVE_SHARE, OpClass,
                              UNWRITTEN_SAVE_SHARE, BudgetT, classify, hint, is_sym, is_tensor, is_view,
                              lowered_ops, materialized, nbytes, op_name, val)
 
@@ -272,7 +272,7 @@ class _Network:
         for o in j.fwd_outputs:
             while isinstance(o, fx.Node) and o not in self.returned:
                 self.returned.add(o)
-                o = o.args[0] if self.kinds[o].kind == "view" and o.args else None
+                o = o.args[0] if self.kinds[o].kind == OpClass.VIEW and o.args else None
 
     def _of_never(self, n: fx.Node) -> bool:
         """A tensor of a tuple that must not be recomputed (dropout's output and mask): it is saved."""
@@ -288,11 +288,11 @@ class _Network:
             return MUTATED_SAVE_COST
         if n.op == "placeholder":
             return 0.0 if n in self.static_inputs else INPUT_SAVE_SHARE * nbytes(n)
-        if self.kinds[n].kind == "view":
+        if self.kinds[n].kind == OpClass.VIEW:
             return math.inf
         if n in self.returned:
             return OUTPUT_SAVE_SHARE * nbytes(n)
-        if self.kinds[n].kind == "pointwise" and not materialized(n, self.lowered, among=self.j.forward):
+        if self.kinds[n].kind == OpClass.POINTWISE and not materialized(n, self.lowered, among=self.j.forward):
             return (1.0 + UNWRITTEN_SAVE_SHARE) * nbytes(n)
         return float(nbytes(n))
 

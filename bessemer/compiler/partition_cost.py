@@ -3,6 +3,7 @@ recomputing it in the backward costs, by the kind of op that computes it (in byt
 traffic through our generated code; partition.py builds the flow network from these)."""
 from __future__ import annotations
 
+import enum
 import math
 import operator
 from dataclasses import dataclass
@@ -159,50 +160,64 @@ def _flops(n: fx.Node) -> float:
     return 100.0 * max(out_numel, nbytes(n))
 
 
+class OpClass(enum.StrEnum):
+    """What an op of the joint graph is, for what recomputing it costs."""
+    VIEW = "view"
+    POINTWISE = "pointwise"
+    ROW = "row"
+    REDUCTION = "reduction"
+    HEAVY = "heavy"
+    EXTERN = "extern"
+    RANDOM = "random"
+    IMPURE = "impure"
+    INPUT = "input"
+    OTHER = "other"
+
+
 @dataclass
 class _Kind:
-    kind: str          # view, pointwise, row, reduction, heavy, extern, random, impure, input, other
+    kind: OpClass
     cost: float        # bytes of memory traffic to recompute it
     banned: bool       # the default plan never recomputes it
     never: bool        # no plan recomputes it
 
 
-NO_KIND = _Kind("other", 0.0, False, False)
+NO_KIND = _Kind(OpClass.OTHER, 0.0, False, False)
 
 
 def classify(n: fx.Node, lowered: set) -> _Kind:
     if n.op == "placeholder":
-        return _Kind("input", 0.0, True, True)
+        return _Kind(OpClass.INPUT, 0.0, True, True)
     if n.op != "call_function":
-        return _Kind("other", 0.0, False, False)
+        return _Kind(OpClass.OTHER, 0.0, False, False)
     if _is_random(n):
-        return _Kind("random", math.inf, True, True)
+        return _Kind(OpClass.RANDOM, math.inf, True, True)
     if _is_impure(n):
-        return _Kind("impure", math.inf, True, True)
+        return _Kind(OpClass.IMPURE, math.inf, True, True)
     if n.target is operator.getitem:
         src = n.args[0]
         if isinstance(src, fx.Node) and src.op == "call_function" and is_view(src):
-            return _Kind("view", 0.0, False, False)        # a piece of split/unbind: a view
+            return _Kind(OpClass.VIEW, 0.0, False, False)        # a piece of split/unbind: a view
         return _Kind("getitem", 0.0, False, False)         # one tensor of a tuple: priced on its producer
     if is_view(n):
-        return _Kind("view", 0.0, False, False)
+        return _Kind(OpClass.VIEW, 0.0, False, False)
     name = op_name(n)
     out_b = nbytes(n)
     in_b = sum(nbytes(a) for a in n.all_input_nodes)
     if name in _HEAVY:
-        return _Kind("heavy", _flops(n) / FLOPS_PER_BYTE, True, False)
+        return _Kind(OpClass.HEAVY, _flops(n) / FLOPS_PER_BYTE, True, False)
     if name in REDUCTIONS:
         if out_b * LARGE_REDUCTION_RATIO <= in_b:
-            return _Kind("reduction", float(in_b), True, False)
-        return _Kind("row", POINTWISE_COST * in_b, False, False)
+            return _Kind(OpClass.REDUCTION, float(in_b), True, False)
+        return _Kind(OpClass.ROW, POINTWISE_COST * in_b, False, False)
     if n.meta.get("custom", {}).get(KEEP):
         # a decomposed ATen call (pooling.py): computed where the call was, as the call
-        return _Kind("extern", float(in_b + out_b), True, False)
+        return _Kind(OpClass.EXTERN, float(in_b + out_b), True, False)
     if n.target in lowered:
-        return _Kind("pointwise", out_b * (POINTWISE_COST if materialized(n, lowered) else FUSED_COST),
+        return _Kind(OpClass.POINTWISE, out_b * (POINTWISE_COST if materialized(n, lowered) else FUSED_COST),
                      False, False)
     # any other ATen call (gather, embedding, cat, pooling, ...): a memory-bound kernel of its own
-    return _Kind("extern", float(in_b + out_b), True, False)
+    return _Kind(OpClass.EXTERN, float(in_b + out_b), True, False)
 
 
 def materialized(n: fx.Node, lowered: set, among: Optional[set] = None) -> bool:

@@ -4,7 +4,7 @@ A renderer (C++ in cpp.py, Triton in triton.py) subclasses KernelBuilder and
 supplies the syntax: literals, loads, stores, temporaries and the pointwise ops.
 The builder decides what is read where: a member's expression tree is walked
 down to buffers, reductions and per-row values; every address is a linear form
-over the kernel's domain dims (a `Lin`, left in the code as an `@A<n>@` token
+over the kernel's domain dims (an `AffineIndex`, left in the code as an `@A<n>@` token
 until the renderer knows its loop variables); values that stay the same along
 the reduced dims are hoisted out of the inner loop; adjacent dims that every
 access walks the same way are merged into one loop.
@@ -34,7 +34,7 @@ class CodegenError(Exception):
 
 
 @dataclass
-class Lin:
+class AffineIndex:
     """An address or index: sum(coef[d] * i_d) + const over the domain dims."""
     coef: tuple
     const: int
@@ -72,7 +72,7 @@ class KernelBuilder:
         self.k = k
         self.sched = sched
         self.D = len(k.shape)
-        self.lins: list[Lin] = []
+        self.lins: list[AffineIndex] = []
         self.params: dict[Node, str] = {}
         self.tmp = 0
         self.acc: dict[Node, str] = {}
@@ -82,7 +82,7 @@ class KernelBuilder:
 
     # -- addresses ---------------------------------------------------------------
     def _lin_token(self, coef, const) -> str:
-        self.lins.append(Lin(tuple(_int(c) for c in coef), _int(const)))
+        self.lins.append(AffineIndex(tuple(_int(c) for c in coef), _int(const)))
         return f"@A{len(self.lins) - 1}@"
 
     def param(self, n: Node) -> str:
@@ -224,7 +224,7 @@ class KernelBuilder:
             raise CodegenError(f"reduction {n.name} read before it is computed")
         raise CodegenError(f"cannot render {n.kind} {n.name}")
 
-    def lin_terms(self, lin: Lin, var_of) -> dict[str, int]:
+    def lin_terms(self, lin: AffineIndex, var_of) -> dict[str, int]:
         """A linear form as {loop variable: coefficient} (merged dims use their group's variable)."""
         terms: dict[str, int] = {}
         for d, c in enumerate(lin.coef):
@@ -235,7 +235,7 @@ class KernelBuilder:
                 terms[var] = terms.get(var, 0) + c
         return terms
 
-    def render_lin(self, lin: Lin, var_of) -> str:
+    def render_lin(self, lin: AffineIndex, var_of) -> str:
         return format_terms(self.lin_terms(lin, var_of), lin.const)
 
     def _substituter(self, var_of):

@@ -57,7 +57,9 @@ def nbytes(n: Node) -> int:
 
 
 # -- what each step reads and writes ---------------------------------------------------------
-class _Steps:
+class StepAccesses:
+    """What each step of a schedule reads and writes, and which buffers an extern's output may alias."""
+
     def __init__(self, sched: Schedule):
         self.sched = sched
         self.holders: dict[Node, list] = {}    # extern output -> the buffers it may alias
@@ -118,7 +120,7 @@ def _ordered_kind(s) -> Optional[str]:
 
 
 # -- order ----------------------------------------------------------------------------------
-def order_steps(sched: Schedule, info: _Steps) -> list[int]:
+def order_steps(sched: Schedule, info: StepAccesses) -> list[int]:
     """The step indices in the order to run them (see the module docstring)."""
     n = len(sched.steps)
     writer: dict[Node, int] = {}
@@ -189,7 +191,7 @@ def _allocations(s, writes: list) -> list:
     return list(writes[1:]) if s.attrs.get("n_outputs") else [s]
 
 
-def _output_bases(sched: Schedule, info: _Steps) -> set:
+def _output_bases(sched: Schedule, info: StepAccesses) -> set:
     outs = set()
     for o in sched.graph.output_node.args:
         outs.update(info.closure(base_of(o, sched.realized)))
@@ -260,10 +262,10 @@ def _contiguous(n: Node) -> bool:
 def plan_memory(sched: Schedule, donated: frozenset = frozenset()) -> MemoryPlan:
     """`donated`: names of the graph's inputs it may overwrite once they are dead (a backward's
     saved tensors that nothing else holds, per AOTAutograd)."""
-    info = _Steps(sched)
+    info = StepAccesses(sched)
     order = order_steps(sched, info)
     _apply_order(sched, order)
-    info = _Steps(sched)
+    info = StepAccesses(sched)
     g = sched.graph
     end = len(sched.steps)
     last_use: dict[Node, int] = {}
@@ -357,7 +359,7 @@ def _inplace_donor(k: Kernel, m: Node, i: int, reads: set, last_use: dict, owned
     return None
 
 
-def _simulate(sched: Schedule, info: _Steps, free_after: dict, reuse: dict, inplace: dict,
+def _simulate(sched: Schedule, info: StepAccesses, free_after: dict, reuse: dict, inplace: dict,
               outs: set) -> list[int]:
     """Bytes of the storages the graph allocated itself that are live during each step, as
     the wrapper runs it: a reused buffer's storage stays held until it is taken."""
