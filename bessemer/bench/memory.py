@@ -30,6 +30,7 @@ import time
 from typing import Optional
 
 from .. import zoo
+from ..cliargs import OneLineParser
 from ..config import TrainingCompilerConfig
 from . import runner
 
@@ -42,11 +43,6 @@ END = "<!-- bessemer-memory:end -->"
 
 class UsageError(ValueError):
     pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(message)
 
 
 def _budgets(text: str) -> list[float]:
@@ -65,7 +61,8 @@ def _budgets(text: str) -> list[float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter, description=__doc__.split("\n\n")[0])
+    p = OneLineParser(error=UsageError, prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                      description=__doc__.split("\n\n")[0])
     p.add_argument("models", nargs="*", metavar="MODEL", help=f"zoo models (default: {' '.join(DEFAULT_MODELS)})")
     p.add_argument("--scale", default="small")
     p.add_argument("--budgets", type=_budgets, default=list(DEFAULT_BUDGETS), help="memory budgets to sweep")
