@@ -1,6 +1,7 @@
 """What a compiled call costs besides its kernels: no torch._dynamo.disable wrapper of
-bessemer's own is entered on a step's direct path (each costs four set_eval_frame calls and
-two Python frames), and with Dynamo watching the same graphs still run with it off."""
+bessemer's own, nor Dynamo's profiler labels around the pre-graph bytecode, is entered on a
+step's direct path (each costs four set_eval_frame calls and two Python frames), and with
+Dynamo watching the same graphs still run with it off."""
 import sys
 
 import torch
@@ -45,8 +46,10 @@ def test_direct_path_enters_no_disable_wrapper_of_bessemers():
     for _ in range(3):
         step()
     assert m.forward._bessemer_backend.compiled
-    ours = [f for f in _wrapped_in_disable_calls(step) if f.startswith("bessemer")]
-    assert ours == []
+    entered = _wrapped_in_disable_calls(step)
+    assert [f for f in entered if f.startswith("bessemer")] == []
+    # nor Dynamo's profiler labels around the frame's pre-graph bytecode
+    assert not any("record_pregraph_bytecode" in f for f in entered), entered
 
 
 def test_backward_inside_a_compiled_function_still_runs_with_dynamo_off():
