@@ -48,6 +48,7 @@ class Input:
     "e" a broadcast (stride 0) view of one row.
     low/high: the value range of an int64 input ([low, high)).
     seed: the values' seed (they do not depend on the input's position).
+    special: a float input with NaN, +Inf and -Inf among its values (about 3 in 16).
     """
     shape: tuple
     dtype: str = "float32"
@@ -56,6 +57,7 @@ class Input:
     low: int = -4
     high: int = 5
     seed: int = 0
+    special: bool = False
 
     def __repr__(self) -> str:
         parts = [repr(tuple(self.shape)), repr(self.dtype)]
@@ -66,6 +68,8 @@ class Input:
         if self.dtype == "int64" and (self.low, self.high) != (-4, 5):
             parts.append(f"low={self.low}, high={self.high}")
         parts.append(f"seed={self.seed}")
+        if self.special:
+            parts.append("special=True")
         return f"Input({', '.join(parts)})"
 
 
@@ -73,7 +77,12 @@ def _values(spec: Input) -> torch.Tensor:
     gen = torch.Generator().manual_seed(spec.seed % (2 ** 63))
     shape = tuple(spec.shape)
     if spec.dtype in ("float32", "bfloat16"):
-        return torch.randn(shape, generator=gen).to(DTYPES[spec.dtype])
+        vals = torch.randn(shape, generator=gen)
+        if spec.special:
+            k = torch.randint(0, 16, shape, generator=gen)
+            for i, v in enumerate((math.nan, math.inf, -math.inf)):
+                vals = torch.where(k == i, torch.full_like(vals, v), vals)
+        return vals.to(DTYPES[spec.dtype])
     if spec.dtype == "int64":
         return torch.randint(spec.low, spec.high, shape, generator=gen)
     return torch.randint(0, 2, shape, generator=gen).bool()
