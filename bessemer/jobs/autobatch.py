@@ -13,18 +13,23 @@
 
 The script defines the workload function `bessemer tune --entry-point` uses
 (batch_size -> (model, batch, loss_fn)), with its training under
-`if __name__ == "__main__":`. Before the job is created, fit() searches with real
+`if __name__ == "__main__":`. The search is the job's first phase: fit() creates the
+job and returns (wait=False) or follows its log as for any job; the job's supervisor
+runs `python -m bessemer.jobs.autobatch` (main below) in the job's process group, so
+`stop()`, max_run and Ctrl-C end a search as they end a script. It searches with real
 steps, in the mode the job trains in: bessemer with the job's compiler config when
-the compiler is on and the script hands its model to it (script_mode), else eager. The script then gets `batch_size` (and
-`learning_rate`, `warmup_steps` when scaling was asked for) as ordinary
-hyperparameters, without the search's own keys; the job's log starts with the old
+the compiler is on and the script hands its model to it (script_mode), else eager.
+Each probe is a line of the job's log ("batch 64: 212.0 MiB, fits"). The script then
+gets `batch_size` (and `learning_rate`, `warmup_steps` when scaling was asked for) as
+ordinary hyperparameters, without the search's own keys; the job's log says the old
 and new values, and its record keeps the search (`batch_search`, "BatchSearch" in
-`bessemer jobs describe`).
+`bessemer jobs describe`) and the hyperparameters the script got.
 
-Bad input is a ValueError naming the hyperparameter, at construction where it can
-be known then (scaling without its reference batch or rate, a limit that is no
-size), else at fit() before any job exists (a model that does not fit at the
-smallest batch, a limit below what its step needs).
+Bad input is a ValueError naming the hyperparameter at construction where it can be
+known then (scaling without its reference batch or rate, a limit that is no size);
+what only the search finds (a model that does not fit at the smallest batch, a limit
+below what its step needs) fails the job, with the reason in its record, before the
+script starts.
 """
 from __future__ import annotations
 
@@ -118,7 +123,7 @@ def _scaling(hps: Mapping[str, Any]) -> Optional[str]:
 class Chosen:
     hyperparameters: dict                       # what the script gets
     record: dict                                # what the job's record keeps
-    banner: list = field(default_factory=list)  # the first lines of the job's log
+    banner: list = field(default_factory=list)  # log lines saying what was chosen (after `say`'s progress)
 
 
 def _search_key(script: str, source_dir: Optional[str], function: str, limit: int, mode: str, multiple: int,
@@ -191,26 +196,22 @@ def resolve(hps: Mapping[str, Any], entry_point: str, source_dir: Optional[str],
     kept_at = kept_dir / f"{key}.json" if kept_dir is not None else None
     result = _kept(kept_at)
     reused = result is not None
-    progress: list[str] = []
     if result is None:
         def told(_mode: str, p) -> None:
             what = "out of memory" if p.oom else mib(p.peak_bytes)
-            progress.append(f"bessemer: batch search ({mode}): batch {p.batch}: {what}, "
-                            f"{'fits' if p.fits else 'over the limit'}")
-            say(progress[-1])
+            say(f"bessemer: batch search ({mode}): batch {p.batch}: {what}, {'fits' if p.fits else 'over the limit'}")
 
         say(f"bessemer: batch search: the largest batch under {mib(limit)} in {mode} mode, by real steps ...")
         result = find_batch(workload, mode, limit, multiple, device, env, on_probe=told)
         _keep(kept_at, result)
     else:
-        progress.append(f"bessemer: batch search: the result of an earlier search with the same script, limit "
-                        f"and mode ({kept_at}); no probes run")
-        say(progress[-1])
+        say(f"bessemer: batch search: the result of an earlier search with the same script, limit and mode "
+            f"({kept_at}); no probes run")
     b = result.batch_size
     out = {k: v for k, v in hps.items() if k not in SEARCH_KEYS}
     out["batch_size"] = b
     old_b = hps.get("reference_batch_size", AUTO)
-    banner = progress + [f"bessemer: batch_size {old_b} -> {b}: the largest under {mib(limit)} in {mode} mode "
+    banner = [f"bessemer: batch_size {old_b} -> {b}: the largest under {mib(limit)} in {mode} mode "
                          f"(its step peaks at {mib(result.peak_bytes)}; {len(result.probes)} probes of real steps)"]
     if config.enabled and mode == "eager":
         banner.append(f"bessemer: the batch search ran in eager mode: {why}")
@@ -231,3 +232,40 @@ def resolve(hps: Mapping[str, Any], entry_point: str, source_dir: Optional[str],
             banner.append(f"bessemer: warmup_steps {hps['warmup_steps']} -> {w} (as many samples)")
             record["warmup_steps"] = {"old": hps["warmup_steps"], "new": w}
     return Chosen(out, record, banner)
+
+
+# -- the job's first phase --------------------------------------------------------------
+def phase_spec(hps: Mapping[str, Any], config: TrainingCompilerConfig, framework: str,
+               kept_dir: Path) -> Optional[dict]:
+    """What the job's search phase needs beyond its JobSpec (None: no search)."""
+    if hps.get("batch_size") != AUTO:
+        return None
+    return {"config": config.to_json(), "framework": framework, "kept_dir": str(kept_dir)}
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """`python -m bessemer.jobs.autobatch JOB_JSON RESULT_JSON`, run by the job's supervisor in
+    the job's code folder: the search, its progress on stdout (the job's log), and what it
+    chose (or why it could not) in RESULT_JSON."""
+    import sys
+
+    from ..fsutil import atomic_write_text
+    from .engines.base import JobSpec
+    spec_file, result_file = argv if argv is not None else sys.argv[1:]
+    spec = JobSpec.load(Path(spec_file))
+    phase = spec.batch_search or {}
+    try:
+        chosen = resolve(spec.hyperparameters, spec.entry_point, ".", TrainingCompilerConfig.from_json(phase["config"]),
+                         spec.environment, phase.get("framework", "pytorch"), kept_dir=Path(phase["kept_dir"]),
+                         say=lambda line: print(line, flush=True))
+    except ValueError as e:  # the model does not fit, a limit below its step: the job's failure reason
+        atomic_write_text(Path(result_file), json.dumps({"error": str(e)}))
+        print(f"bessemer: batch search: {e}", flush=True)
+        return 1
+    atomic_write_text(Path(result_file), json.dumps({"hyperparameters": chosen.hyperparameters,
+                                                     "record": chosen.record, "banner": chosen.banner}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

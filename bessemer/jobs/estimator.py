@@ -136,16 +136,9 @@ class Estimator:
                 check_bucket(field, url)  # a missing bucket is one error now, before anything starts
         if job_name is not None:
             _check_job_name("job_name", job_name)
-            _refuse_taken(self.output_path, job_name)  # before a batch search, which takes a while
-        # batch_size="auto": the search runs now, before a job exists (its bad input starts none)
-        chosen = autobatch.resolve(self.hyperparameters, self.entry_point,
-                                   str(self.source_dir) if self.source_dir else None, self.compiler_config,
-                                   self.environment, self.framework, kept_dir=self.output_path / SEARCHES_DIR,
-                                   say=print if stream_logs else (lambda _: None))
+            _refuse_taken(self.output_path, job_name)
         store = JobStore(self.output_path)
         record = self._record(channels)
-        if chosen:
-            record.hyperparameters, record.batch_search = chosen.hyperparameters, chosen.record
         if job_name is not None:
             record.name = job_name
             store.create(record)
@@ -154,7 +147,7 @@ class Estimator:
         job = TrainingJob(record.name, self.output_path)
         self.latest_training_job = job
         try:
-            spec = self._prepare(record.name, channels, chosen)
+            spec = self._prepare(record.name, channels)
         except BaseException as e:
             store.finish(record.name, FAILED, failure_reason=f"could not prepare the job: {e}")
             raise
@@ -174,8 +167,7 @@ class Estimator:
             max_run=self.max_run, creation_time=time.time(), checkpoint_path=self.checkpoint_path,
             max_retries=self.max_retries)
 
-    def _prepare(self, name: str, channels: Mapping[str, Union[Path, str]],
-                 chosen: Optional[autobatch.Chosen] = None) -> JobSpec:
+    def _prepare(self, name: str, channels: Mapping[str, Union[Path, str]]) -> JobSpec:
         """Make the job's folder and describe what the engine must run."""
         store = JobStore(self.output_path)
         job = JobDir.create(self.output_path / name)
@@ -194,12 +186,15 @@ class Estimator:
         spec = JobSpec(
             name=name, job_dir=str(job.root), output_path=str(self.output_path),
             entry_point=self.entry_point if self.source_dir else Path(self.entry_point).name,
-            hyperparameters=chosen.hyperparameters if chosen else self.hyperparameters, channels=sorted(channels),
+            hyperparameters=self.hyperparameters, channels=sorted(channels),
             instance_count=self.instance_count, processes_per_instance=self.processes_per_instance,
             environment={**self.environment, **compiler_env},
             startup_hooks=job_config.enabled, max_run=self.max_run,
             metric_definitions=self.metric_definitions,
-            banner=self._banner(name, job_config) + staged + (chosen.banner if chosen else []),
+            banner=self._banner(name, job_config) + staged,
+            # batch_size="auto": the job's first phase searches (the supervisor runs it)
+            batch_search=autobatch.phase_spec(self.hyperparameters, self.compiler_config, self.framework,
+                                              self.output_path / SEARCHES_DIR),
             source_dir=str(self.source_dir or Path(self.entry_point).parent),
             distributed=self.distributed, checkpoint_path=self.checkpoint_path,
             max_retries=self.max_retries, metrics_csv=self.metrics_csv,

@@ -1,10 +1,15 @@
-"""batch_size="auto" on an estimator: the search before the job, the values the script
-gets, the log lines and the record; bad input starts no job."""
+"""batch_size="auto" on an estimator: the search as the job's first phase, the values the
+script gets, the log lines and the record; bad input at construction starts no job, a model
+that fits no batch fails its job before the script runs."""
 from __future__ import annotations
+
+import time
 
 import pytest
 
 import bessemer
+from bessemer.jobs.errors import JobFailedError, JobStoppedError
+from bessemer.jobs.processes import group_alive
 from bessemer.jobs.store import JobStore
 
 from jobs_testing import write
@@ -54,13 +59,47 @@ def test_budget_outside_its_range_is_refused():
         bessemer.TrainingCompilerConfig(memory_budget=2.0)
 
 
-def test_model_that_does_not_fit_starts_no_job(tmp_path):
+def test_model_that_does_not_fit_fails_the_job_before_the_script(tmp_path):
     est = _estimator(tmp_path, {"batch_size": "auto", "memory_limit": "1KiB"},
                      compiler_config=bessemer.TrainingCompilerConfig(enabled=False))
-    with pytest.raises(ValueError, match="does not fit at batch 1 in eager mode"):
+    with pytest.raises(JobFailedError, match="does not fit at batch 1 in eager mode"):
         est.fit(wait=True, logs=False)
-    assert est.latest_training_job is None
-    assert JobStore(tmp_path / "runs").list() == []
+    rec = est.latest_training_job.record()
+    assert rec.status == "Failed" and rec.failure_reason.startswith("batch_size='auto': ")
+    assert "does not fit at batch 1 in eager mode" in rec.failure_reason
+    log = open(rec.log_path).read()
+    assert "bessemer: batch search (eager): batch 1: " in log and "got " not in log   # the script never ran
+    assert JobStore(tmp_path / "runs").attempts(rec.name) == []
+
+
+def test_the_search_is_the_jobs_first_phase_and_stops_with_it(tmp_path):
+    """fit(wait=False) returns once the job exists, before the search has measured anything;
+    stop() ends the search (its probe processes included) and the job is Stopped."""
+    est = _estimator(tmp_path, {"batch_size": "auto", "memory_limit": "1MiB", "epochs": 1},
+                     compiler_config=bessemer.TrainingCompilerConfig(enabled=False))
+    t0 = time.monotonic()
+    est.fit(wait=False)
+    returned_s = time.monotonic() - t0
+    job = est.latest_training_job
+    assert job.record().hyperparameters["batch_size"] == "auto"     # nothing chosen yet
+    deadline = time.monotonic() + 120
+    while "batch search: the largest batch" not in _log(job) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert job.stop()
+    with pytest.raises(JobStoppedError):
+        job.wait(logs=False)
+    rec = job.record()
+    assert rec.status == "Stopped" and not rec.batch_search
+    assert "got " not in _log(job)
+    assert rec.pgid and not group_alive(rec.pgid)
+    assert returned_s < 30, f"fit(wait=False) took {returned_s:.1f} s"
+
+
+def _log(job) -> str:
+    try:
+        return open(job.log_path).read()
+    except (OSError, TypeError):
+        return ""
 
 
 def test_auto_batch_job(tmp_path):

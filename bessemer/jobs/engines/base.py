@@ -42,6 +42,7 @@ class JobSpec:
     metrics_csv: bool = False         # also write the metrics to output/metrics.csv
     compiler_enabled: bool = True     # the job's processes compile (the log reports what)
     output_url: Optional[str] = None  # output_path as an fsspec URL: output/*.tar.gz are uploaded there
+    batch_search: Optional[dict] = None  # batch_size="auto": the search the job runs first (autobatch.phase_spec)
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)

@@ -19,6 +19,8 @@ the job (job.reconcile) finds its process gone and calls `recover`, which does t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
 import os
 import shlex
 import signal
@@ -40,7 +42,7 @@ from ..processes import group_alive, group_memory, group_open_files, signal_grou
 from ..store import COMPLETED, FAILED, IN_PROGRESS, STOPPED, JobRecord, JobStore
 from ..tail import LogTail, MetricSinks
 from .base import JobSpec
-from .launch import host_info, job_command, job_environment
+from .launch import host_info, job_command, job_environment, launcher_env
 
 STOP_GRACE_S = 10.0          # SIGTERM -> SIGKILL
 POLL_S = 0.1                 # how often the supervisor looks at its processes and the log
@@ -51,6 +53,18 @@ MEMORY_S = 1.0               # how often it samples the processes' memory
 
 class Stop(Exception):
     """Raised in a detached supervisor by SIGTERM: stop the job, then exit."""
+
+
+class _SearchEnded(Exception):
+    """A stop request or max_run ended the job during its batch search."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _SearchFailed(_SearchEnded):
+    """The batch search found no batch: the job fails with its reason, before the script starts."""
 
 
 class Supervisor:
@@ -78,6 +92,13 @@ class Supervisor:
         try:
             try:
                 self._prepare()
+            except _SearchFailed as e:  # the model does not fit, a limit below its step, ...
+                self._log(f"bessemer: {e.reason}")
+                self._pump()
+                return finish_job(self.spec, FAILED, None, e.reason, tail=self.tail)
+            except _SearchEnded as e:  # stopped (or max_run) during the batch search
+                self._pump()
+                return finish_job(self.spec, STOPPED, self._returncode(), e.reason, tail=self.tail)
             except Exception as e:  # noqa: BLE001 - a job that cannot start is a failed job
                 self._log(f"bessemer: could not start the job: {e!r}")
                 self._pump()
@@ -109,6 +130,8 @@ class Supervisor:
         return status
 
     def _prepare(self) -> None:
+        if self.spec.batch_search is not None:
+            self._search_batch()
         host = host_info()
         self.environment = job_environment(self.spec, host)
         self.command = job_command(self.spec, hyperparameters_to_args(self.spec.hyperparameters))
@@ -122,6 +145,41 @@ class Supervisor:
             self._log(f"bessemer: checkpoints: {n} file{'' if n == 1 else 's'} restored from "
                       f"{self.spec.checkpoint_path} into {self.job.checkpoints}" if n else
                       f"bessemer: checkpoints: none at {self.spec.checkpoint_path} yet; the job starts afresh")
+
+    def _search_batch(self) -> None:
+        """batch_size="auto": the job's first phase (autobatch.main), watched as an attempt is
+        (a stop request, max_run, Ctrl-C end it), in the job's code folder. The script then
+        gets what it chose: the spec and the record are updated before anything else reads them."""
+        result = self.job.root / "batch-search.json"
+        result.unlink(missing_ok=True)
+        for line in self.spec.banner:  # the job's own lines first, then the search's progress
+            self._log(line)
+        self.spec = dataclasses.replace(self.spec, banner=[])
+        with open(self.job.log, "ab") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "bessemer.jobs.autobatch", str(self.job.spec_file),
+                                          str(result)], cwd=self.job.code, env=launcher_env(),
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+        self.started = time.monotonic()  # max_run counts the search: it is part of the job
+        self.store.update(self.spec.name, start_time=time.time(), pgid=self.proc.pid)
+        status, reason = self._watch()
+        if status == STOPPED:
+            self._terminate()
+            raise _SearchEnded(reason or "Stopped during the batch search")
+        self._end_group(self.proc.pid)
+        self.peak_memory = 0  # the probes' memory is not the training's
+        try:
+            chosen = json.loads(result.read_text())
+        except (OSError, ValueError):
+            chosen = {"error": f"the batch search ended (exit code {self.proc.returncode}) without a result; "
+                               f"see the log: {self.job.log}"}
+        if "error" in chosen:
+            raise _SearchFailed(f"batch_size='auto': {chosen['error']}")
+        self.spec = dataclasses.replace(self.spec, hyperparameters=chosen["hyperparameters"],
+                                        banner=chosen["banner"], batch_search=None)
+        self.spec.save(self.job.spec_file)
+        self.store.update(self.spec.name, hyperparameters=chosen["hyperparameters"], batch_search=chosen["record"])
+        self.proc = None
 
     def _attempts(self) -> tuple[str, Optional[str]]:
         """Run attempts until one does not fail or max_retries is spent."""
