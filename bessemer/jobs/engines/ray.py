@@ -45,11 +45,14 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from ..checkpoints import in_process_only
+from ..job import TrainingJob, reconcile_all
 from ..layout import JobDir, write_input_config
 from ..outcome import finish_job
 from ..store import FAILED, JobStore
 from .base import Engine, JobSpec
 from .launch import launcher_env
+from .local import follow
 from .supervisor import Stop, Supervisor
 
 INSTALL_HINT = "engine='ray' needs Ray, which is not installed: pip install 'bessemer[ray]'"
@@ -114,12 +117,20 @@ class RayEngine(Engine):
         self.cluster_address = check_cluster_address(cluster_address)
 
     def run(self, spec: JobSpec, logs: bool = True) -> str:
-        _record(spec, os.getpid(), self.cluster_address)
-        return RaySupervisor(spec, self.cluster_address, stream=sys.stdout if logs else None).run()
+        """As the local engine's: the supervisor (and with it the Ray driver) runs detached, and
+        the caller only follows the log, so a closed terminal leaves the job running; Ctrl-C
+        stops the job. A job whose checkpoints or outputs live in the caller's memory runs its
+        supervisor in the caller."""
+        if in_process_only(spec.checkpoint_path) or in_process_only(spec.output_url):
+            _record(spec, os.getpid(), self.cluster_address)
+            return RaySupervisor(spec, self.cluster_address, stream=sys.stdout if logs else None).run()
+        self.submit(spec)
+        return follow(TrainingJob(spec.name, spec.output_path, create=False), sys.stdout if logs else None)
 
     def submit(self, spec: JobSpec) -> None:
         import subprocess
 
+        reconcile_all(JobStore(spec.output_path))  # jobs whose supervisor died are ended first
         job = JobDir(Path(spec.job_dir))
         spec.save(job.spec_file)
         command = [sys.executable, "-m", "bessemer.jobs.engines.ray", str(job.spec_file)]
@@ -143,6 +154,7 @@ def main(argv: list[str]) -> int:
     """Entry of a detached supervisor: `python -m bessemer.jobs.engines.ray JOB.json [--address A]`."""
     spec = JobSpec.load(Path(argv[0]))
     address = argv[argv.index("--address") + 1] if "--address" in argv else None
+    _record(spec, os.getpid(), address)  # as the caller does: the caller may be killed before it can
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
