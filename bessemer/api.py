@@ -69,7 +69,7 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
             compiled = padding.wrap(compiled, model, cfg.pad_to_multiple_of)
         compiled._bessemer_compiled = True
         compiled._bessemer_backend = backend.bessemer  # its .compiled: the graphs, for profiling
-        model.forward = compiled
+        model.forward = _checked_first_call(model, compiled, backend.bessemer, cfg)
         return model
     if callable(model):
         return _torch_compile(model, backend, cfg)
@@ -107,6 +107,42 @@ def _torch_compile(fn, backend, cfg: TrainingCompilerConfig):
 
 
 _warned_precompile: list = []
+
+
+class NothingCompiled(RuntimeError):
+    """A compiled module's first call ran without bessemer compiling any graph of it."""
+
+
+def _checked_first_call(model: torch.nn.Module, compiled, bessemer_backend, cfg: TrainingCompilerConfig):
+    """The module's forward for its first call: it runs the compiled forward, then puts that
+    forward in its own place (later calls pay nothing for the check) and says so when the call
+    compiled no graph, i.e. Dynamo ran the whole forward eagerly (a forward under
+    torch._dynamo.disable, hooks that Dynamo skips, a graph break before any tensor op): with
+    fallback="error" that raises NothingCompiled, otherwise it is one warning. A forward that
+    a stored frame served, or whose graphs another module of the same config compiled first,
+    passes (the backend's list is shared)."""
+    import functools
+
+    from .compiler import precompile
+
+    @functools.wraps(compiled)
+    def first_call(*args: Any, **kwargs: Any) -> Any:
+        loaded = precompile.stats["loaded"]
+        out = compiled(*args, **kwargs)
+        if model.__dict__.get("forward") is first_call:
+            model.forward = compiled
+        if not bessemer_backend.compiled and precompile.stats["loaded"] == loaded:
+            why = (f"bessemer compiled no graph of {type(model).__name__}'s forward: Dynamo ran all of it eagerly "
+                   "(is the forward, or a hook around each of its layers, under torch._dynamo.disable? "
+                   "Compile the layers themselves: bessemer.compile(layer) for each)")
+            if cfg.fallback == "error":
+                raise NothingCompiled(why)
+            log.warning("bessemer: %s", why)
+        return out
+
+    first_call._bessemer_compiled = True
+    first_call._bessemer_backend = bessemer_backend
+    return first_call
 
 
 _AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
