@@ -102,20 +102,27 @@ def _raise_stop(signum, frame):  # noqa: ARG001
     raise Stop()
 
 
-def main(argv: list[str]) -> int:
-    """Entry of a detached supervisor: `python -m bessemer.jobs.engines.local JOB.json`."""
-    spec = JobSpec.load(Path(argv[0]))
+def run_detached(spec: JobSpec, supervisor: Supervisor) -> int:
+    """The body of a detached supervisor's process (any engine's): record this process as the
+    job's supervisor, end the job on SIGTERM (Ctrl-C reaches only the follower), and never
+    leave the record InProgress."""
     _record_supervisor(spec, os.getpid())  # as the caller does: the caller may be killed before it can
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # detached: only stop requests and SIGTERM end it
     try:
-        Supervisor(spec).run()
+        supervisor.run()
     except Stop:
         return 143
     except Exception as e:  # noqa: BLE001 - never leave a record InProgress behind
         finish_job(spec, FAILED, None, f"the job's supervisor failed: {e!r}")
         raise
     return 0
+
+
+def main(argv: list[str]) -> int:
+    """Entry of a detached supervisor: `python -m bessemer.jobs.engines.local JOB.json`."""
+    spec = JobSpec.load(Path(argv[0]))
+    return run_detached(spec, Supervisor(spec))
 
 
 if __name__ == "__main__":

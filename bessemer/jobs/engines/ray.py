@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import sys
 import time
@@ -48,12 +47,11 @@ from typing import Optional
 from ..checkpoints import in_process_only
 from ..job import TrainingJob, reconcile_all
 from ..layout import JobDir, write_input_config
-from ..outcome import finish_job
-from ..store import FAILED, JobStore
+from ..store import JobStore
 from .base import Engine, JobSpec
 from .launch import launcher_env
-from .local import follow
-from .supervisor import Stop, Supervisor
+from .local import follow, run_detached
+from .supervisor import Supervisor
 
 INSTALL_HINT = "engine='ray' needs Ray, which is not installed: pip install 'bessemer[ray]'"
 _STATUS_STALE_S = 5.0   # older samples from the driver are not taken as the workers' state
@@ -146,25 +144,11 @@ def _record(spec: JobSpec, pid: int, address: Optional[str]) -> None:  # noqa: A
     JobStore(spec.output_path).update(spec.name, supervisor_pid=pid, host=socket.gethostname())
 
 
-def _raise_stop(signum, frame):  # noqa: ARG001
-    raise Stop()
-
-
 def main(argv: list[str]) -> int:
     """Entry of a detached supervisor: `python -m bessemer.jobs.engines.ray JOB.json [--address A]`."""
     spec = JobSpec.load(Path(argv[0]))
     address = argv[argv.index("--address") + 1] if "--address" in argv else None
-    _record(spec, os.getpid(), address)  # as the caller does: the caller may be killed before it can
-    signal.signal(signal.SIGTERM, _raise_stop)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        RaySupervisor(spec, address).run()
-    except Stop:
-        return 143
-    except Exception as e:  # noqa: BLE001 - never leave a record InProgress behind
-        finish_job(spec, FAILED, None, f"the job's supervisor failed: {e!r}")
-        raise
-    return 0
+    return run_detached(spec, RaySupervisor(spec, address))
 
 
 if __name__ == "__main__":
