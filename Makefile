@@ -14,13 +14,15 @@ $(STAMP): pyproject.toml requirements-dev.txt
 
 venv: $(STAMP)
 
+# three workers on two cores: many tests spend their time waiting on the processes they start
+# (training jobs, Ray workers, a second compiler process), so a third worker fills the idle core
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 tests
+	$(BIN)/python -m pytest -q -n 3 tests
 
 # every case of the long tables (all OpInfo ops on both backends; a fixed spread in `test`) and
 # the tests marked `full` (longer variants of cases `test` covers)
 test-full: $(STAMP)
-	BESSEMER_TEST_FULL=1 $(BIN)/python -m pytest -q -n 2 tests
+	BESSEMER_TEST_FULL=1 $(BIN)/python -m pytest -q -n 3 tests
 
 # The program fuzzer: N random programs (seeds SEED..SEED+N-1) compiled forward and
 # backward against eager; a failing program is shrunk and printed as a test.
