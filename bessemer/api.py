@@ -35,10 +35,10 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
     if cfg.pad_to_multiple_of is not None:
         from . import padding
         padding.check_model(model, cfg.pad_to_multiple_of)   # before anything is changed
-    from .compiler.capture import make_backend
+    from bessemer.compiler.capture.backend import make_backend
 
     if cfg.retain_host_memory:
-        from .compiler import hostmem
+        from bessemer.compiler.runtime import hostmem
         hostmem.retain()
 
     backend = make_backend(cfg)
@@ -49,7 +49,7 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
     # trace has no "Pregraph bytecode" spans (the frame's time is still in its parent's).
     torch._dynamo.config.record_runtime_overhead = False
     if optimizer is not None and cfg.compile_optimizer:
-        from .compiler.optim import compile_optimizer
+        from bessemer.compiler.optim import compile_optimizer
         compile_optimizer(optimizer, cfg)
     if isinstance(model, torch.nn.Module):
         # The module's own forward is replaced by its compiled version: the module
@@ -60,7 +60,7 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         if cfg.precision != "fp32":
             forward = _autocast(forward, model, _AUTOCAST_DTYPES[cfg.precision])
         compiled = _torch_compile(forward, backend, cfg)
-        from .compiler import precompile
+        from bessemer.compiler.capture import precompile
         if precompile.enabled(cfg):
             # a warm process loads the forward's stored frame instead of tracing it
             compiled = precompile.wrap(forward, compiled, backend, cfg)
@@ -84,9 +84,9 @@ def compile_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer, loss_
     ``step = bessemer.compile_step(model, opt, loss_fn, max_grad_norm=1.0)``; then
     ``loss = step(*batch)`` replaces ``opt.zero_grad(); loss = loss_fn(model, *batch);
     loss.backward(); clip_grad_norm_(model.parameters(), 1.0); opt.step()``.
-    See compiler/step.py.
+    See compiler/capture/step.py.
     """
-    from .compiler.step import compile_step as _compile_step
+    from bessemer.compiler.capture.step import compile_step as _compile_step
     return _compile_step(model, optimizer, loss_fn, max_grad_norm=max_grad_norm, set_grads=set_grads,
                          config=config, **options)
 
@@ -123,7 +123,7 @@ def _checked_first_call(model: torch.nn.Module, compiled, bessemer_backend, cfg:
     passes (the backend's list is shared)."""
     import functools
 
-    from .compiler import precompile
+    from bessemer.compiler.capture import precompile
 
     @functools.wraps(compiled)
     def first_call(*args: Any, **kwargs: Any) -> Any:

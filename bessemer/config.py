@@ -43,7 +43,7 @@ class TrainingCompilerConfig:
     cache_dir    the on-disk kernel cache (default: BESSEMER_CACHE_DIR, else ~/.cache/bessemer)
     fallback     "warn": an op or graph the compiler cannot handle runs eagerly with a
                  warning; "error": raise instead
-    partitioner  how forward and backward are split: "bessemer" (compiler/partition.py)
+    partitioner  how forward and backward are split: "bessemer" (compiler/partition/partitioner.py)
                  saves or recomputes each value the backward needs by a cost model of
                  the generated kernels, under memory_budget; "min_cut" is torch's
                  min-cut rematerialization, "default" torch's save-everything split
@@ -66,7 +66,7 @@ class TrainingCompilerConfig:
                  statically and, when a second shape comes, one graph with symbolic
                  sizes; True symbolic from the start; False one static graph per shape.
                  A symbolic graph is specialized by bessemer per concrete shape at its
-                 first call (compiler/specialize.py), never run eagerly
+                 first call (compiler/capture/specialize.py), never run eagerly
     pad_to_multiple_of  None (default), or N: a compiled Hugging Face style model pads its
                  sequence inputs to the next multiple of N (attention mask 0, labels
                  -100) and cuts its sequence outputs back, so varying lengths share a
@@ -76,11 +76,11 @@ class TrainingCompilerConfig:
                  falls back to eager for new ones (bounded recompilation)
     graph_cache  keep the compiled forward/backward graphs under cache_dir/graphs, so a
                  later process with the same model and config skips AOTAutograd's
-                 tracing, the partitioner and the pipeline (compiler/graph_cache.py;
+                 tracing, the partitioner and the pipeline (compiler/capture/graph_cache.py;
                  BESSEMER_GRAPH_CACHE=0 also turns it off)
     retain_host_memory  keep freed host (CPU) memory in the process for the next step
                  instead of returning it to the operating system and faulting it back in
-                 page by page (glibc's malloc thresholds, compiler/hostmem.py); the
+                 page by page (glibc's malloc thresholds, compiler/runtime/hostmem.py); the
                  process's resident memory stays at its high-water mark, as with a GPU
                  caching allocator. Applies to the whole process, once set
     """

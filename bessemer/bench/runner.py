@@ -33,7 +33,7 @@ import torch
 
 from .. import zoo
 from ..fsutil import atomic_write_text
-from ..compiler import profile
+from bessemer.compiler.runtime import profile
 from . import fallbacks, measure, turns
 
 PHASES = ("run", "warm", "memory")
@@ -106,7 +106,7 @@ def _compile_split() -> dict:
     total = sum(m.get("_compile.compile_inner", []))
     backend = sum(m.get("OutputGraph.call_user_compiler", []))
     out = {"dynamo_s": max(0.0, total - backend), "backend_s": backend}
-    precompile = sys.modules.get("bessemer.compiler.precompile")
+    precompile = sys.modules.get("bessemer.compiler.capture.precompile")
     if precompile is not None and precompile.stats["loaded"]:
         out["frames_s"] = precompile.stats["load_seconds"]
     return out

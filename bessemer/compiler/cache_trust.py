@@ -28,7 +28,7 @@ import warnings
 from pathlib import Path
 from typing import Optional
 
-from ..fsutil import private_dir
+from bessemer.fsutil import private_dir
 
 _lock = threading.Lock()
 _fallback: dict[str, Path] = {}

@@ -31,10 +31,10 @@ from typing import Any, Callable, Optional
 import torch
 from torch.optim.optimizer import _get_scalar_dtype
 
-from ..config import TrainingCompilerConfig
-from .codegen import build as _build
-from .codegen import optim_cpp
-from .codegen.optim_cpp import UpdateSpec
+from bessemer.config import TrainingCompilerConfig
+from bessemer.compiler.codegen import build as _build
+from bessemer.compiler.codegen import optim_cpp
+from bessemer.compiler.codegen.optim_cpp import UpdateSpec
 
 log = logging.getLogger("bessemer")
 

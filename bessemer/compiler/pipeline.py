@@ -13,7 +13,7 @@
                  module (GPU); codegen/backends.py picks by the graph's device
     build        gcc / the module import, through the content-addressed cache
     wrapper      the Python program that runs kernels and externs (codegen/wrapper.py)
-    load         that program as a callable, its runtime names bound (runtime.py)
+    load         that program as a callable, its runtime names bound (runtime/graph_call.py)
 
 Every pass is timed; with a debug folder, each writes what it produced there.
 With `verify` (always in the tests, and under debug) the IR's invariants are
@@ -29,15 +29,16 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
-from . import symbolic
-from . import ir, runtime
-from .codegen import backends
-from .codegen.wrapper import write_wrapper
-from .lowering import lower
-from .passes.fuse import fuse
-from .passes.memory import plan_memory
-from .passes.simplify import cse, dce, fold_views, simplify
-from .verify import verify_graph, verify_schedule
+from bessemer.compiler.ir import symbolic
+from bessemer.compiler.ir import graph as ir
+from bessemer.compiler.runtime import graph_call as runtime
+from bessemer.compiler.codegen import backends
+from bessemer.compiler.codegen.wrapper import write_wrapper
+from bessemer.compiler.lowering.lower import lower
+from bessemer.compiler.passes.fuse import fuse
+from bessemer.compiler.passes.memory import plan_memory
+from bessemer.compiler.passes.simplify import cse, dce, fold_views, simplify
+from bessemer.compiler.ir.verify import verify_graph, verify_schedule
 
 GRAPH_PASSES: list[tuple[str, Callable[[ir.Graph], ir.Graph]]] = [
     ("dce", dce),

@@ -23,9 +23,9 @@ from typing import Callable, Optional
 
 import torch
 
-from ...fsutil import PRIVATE_FILE_MODE, atomic_write_text
-from . import build as build_mod
-from .kernel import CodegenError, KernelSource
+from bessemer.fsutil import PRIVATE_FILE_MODE, atomic_write_text
+from bessemer.compiler.codegen import build as build_mod
+from bessemer.compiler.codegen.kernel import CodegenError, KernelSource
 
 BACKENDS = ("auto", "cpp", "triton")
 
@@ -42,7 +42,7 @@ class CppBackend:
     source_ext = "cpp"
 
     def render(self, sched) -> tuple[str, list[KernelSource]]:
-        from .cpp import render
+        from bessemer.compiler.codegen.cpp import render
         return render(sched)
 
     def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str) -> Built:
@@ -70,7 +70,7 @@ class TritonBackend:
         self.interpret = interpret
 
     def render(self, sched) -> tuple[str, list[KernelSource]]:
-        from .triton import render
+        from bessemer.compiler.codegen.triton import render
         return render(sched)
 
     def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str) -> Built:
@@ -78,7 +78,7 @@ class TritonBackend:
         launch, into its own cache) and import it."""
         import triton
 
-        from .triton_launch import make_launchers
+        from bessemer.compiler.codegen.triton_launch import make_launchers
         key = hashlib.sha256(f"{src}\0{triton.__version__}".encode()).hexdigest()[:32]
         path = build_mod.cache_folder(cache_dir, "triton", key) / f"kernels_{key}.py"
         # content-addressed: any graph with this source shares it

@@ -24,8 +24,8 @@ from typing import Sequence
 
 from filelock import FileLock
 
-from ...fsutil import PRIVATE_FILE_MODE, atomic_write_text
-from .. import cache_trust
+from bessemer.fsutil import PRIVATE_FILE_MODE, atomic_write_text
+from bessemer.compiler import cache_trust
 
 
 class BuildError(RuntimeError):

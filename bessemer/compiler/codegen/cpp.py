@@ -16,12 +16,12 @@ from typing import Optional
 
 import torch
 
-from ..ir import IndexMap, Node
-from ..ops import OPS, REDUCTIONS, reduce_spelling, spelling
-from ..views import contiguous_strides
-from ..schedule import Kernel, Role, Schedule, outer_map
-from ..symbolic import Dim, hint, symbols_in
-from .kernel import CodegenError, KernelBuilder, KernelSource
+from bessemer.compiler.ir.graph import IndexMap, Node
+from bessemer.compiler.ir.ops import OPS, REDUCTIONS, reduce_spelling, spelling
+from bessemer.compiler.ir.views import contiguous_strides
+from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
+from bessemer.compiler.ir.symbolic import Dim, hint, symbols_in
+from bessemer.compiler.codegen.kernel import CodegenError, KernelBuilder, KernelSource
 
 # Loops with fewer elements of work than this run on one thread: forking an OpenMP
 # team costs a few microseconds, about what 32K simple element updates take.

@@ -16,10 +16,10 @@ from typing import Any, Optional
 
 import torch
 
-from ..ir import Group, IndexMap, Kind, Node
-from ..symbolic import Dim, hint
-from ..views import layout_of
-from ..schedule import Kernel, Role, Schedule, member_role, normalize_map, outer_map
+from bessemer.compiler.ir.graph import Group, IndexMap, Kind, Node
+from bessemer.compiler.ir.symbolic import Dim, hint
+from bessemer.compiler.ir.views import layout_of
+from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, member_role, normalize_map, outer_map
 
 
 LOW_FLOATS = (torch.bfloat16, torch.float16)

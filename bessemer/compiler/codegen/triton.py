@@ -31,12 +31,12 @@ from typing import Optional
 
 import torch
 
-from ..ir import IndexMap, Node
-from ..ops import OPS, REDUCTIONS, reduce_spelling, spelling
-from ..views import contiguous_strides
-from ..schedule import Kernel, Role, Schedule, outer_map
-from ..symbolic import Dim, hint, symbols_in
-from .kernel import CodegenError, KernelBuilder, KernelSource, format_terms
+from bessemer.compiler.ir.graph import IndexMap, Node
+from bessemer.compiler.ir.ops import OPS, REDUCTIONS, reduce_spelling, spelling
+from bessemer.compiler.ir.views import contiguous_strides
+from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
+from bessemer.compiler.ir.symbolic import Dim, hint, symbols_in
+from bessemer.compiler.codegen.kernel import CodegenError, KernelBuilder, KernelSource, format_terms
 
 TL_DTYPE = {
     torch.float32: "tl.float32", torch.float64: "tl.float64", torch.bfloat16: "tl.bfloat16",

@@ -32,7 +32,7 @@ _SIG = {
 def manifest_entry(module_path: str, kernels) -> dict:
     """What the compiler needs of one generated module: per kernel, the pointer types
     of its parameters and the launch configurations it may be run with."""
-    from .triton_launch import candidates
+    from bessemer.compiler.codegen.triton_launch import candidates
     out, seen = [], set()
     for k in kernels:
         if k.meta.fn_name in seen:   # identical kernels are one function

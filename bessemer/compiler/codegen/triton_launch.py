@@ -21,9 +21,9 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from ...fsutil import PRIVATE_FILE_MODE, atomic_write_text
-from ..symbolic import evaluate
-from .triton import TritonMeta
+from bessemer.fsutil import PRIVATE_FILE_MODE, atomic_write_text
+from bessemer.compiler.ir.symbolic import evaluate
+from bessemer.compiler.codegen.triton import TritonMeta
 
 _lock = threading.Lock()
 

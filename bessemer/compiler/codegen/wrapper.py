@@ -14,11 +14,11 @@ from typing import Any, Optional
 
 import torch
 
-from ..ir import Kind, Node
-from ..symbolic import Dim
-from ..schedule import Kernel, MemoryPlan, Schedule
-from ..views import is_contiguous, layout_of
-from .kernel import KernelSource
+from bessemer.compiler.ir.graph import Kind, Node
+from bessemer.compiler.ir.symbolic import Dim
+from bessemer.compiler.ir.schedule import Kernel, MemoryPlan, Schedule
+from bessemer.compiler.ir.views import is_contiguous, layout_of
+from bessemer.compiler.codegen.kernel import KernelSource
 
 # The support functions the generated program calls (bound by runtime.load).
 RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty", "_reuse", "_sole", "_spare")

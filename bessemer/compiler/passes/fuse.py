@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from ..ir import Graph, Group, IndexMap, Kind, Node
-from ..ops import is_transcendental
-from ..schedule import Kernel, Schedule, Role, Step, member_role, normalize_map, outer_map
-from ..views import layout_of
+from bessemer.compiler.ir.graph import Graph, Group, IndexMap, Kind, Node
+from bessemer.compiler.ir.ops import is_transcendental
+from bessemer.compiler.ir.schedule import Kernel, Schedule, Role, Step, member_role, normalize_map, outer_map
+from bessemer.compiler.ir.views import layout_of
 
 # Inlining heuristic: a pointwise value read by several members is recomputed in
 # each unless its inlined expression costs more than this many ops (a transcendental
@@ -226,7 +226,7 @@ class Fuser:
         landed in its own pointwise kernel, reading it element for element, needs no
         buffer: it is computed once per element there (the renderer reuses an
         expression within an element) and never written. A max pool's chain of running
-        maxima and comparisons (compiler/pooling.py) is such a value: stored, each step
+        maxima and comparisons (compiler/lowering/pooling.py) is such a value: stored, each step
         of the chain was a buffer written and freed unread."""
         if not self.shared:
             return

@@ -28,10 +28,10 @@ from typing import Iterable, Optional
 
 import torch
 
-from ..symbolic import hint, known_le
-from ..ir import Group, IndexMap, Kind, Node
-from ..schedule import Kernel, MemoryPlan, Role, Schedule, member_role, normalize_map
-from ..views import is_contiguous, layout_of
+from bessemer.compiler.ir.symbolic import hint, known_le
+from bessemer.compiler.ir.graph import Group, IndexMap, Kind, Node
+from bessemer.compiler.ir.schedule import Kernel, MemoryPlan, Role, Schedule, member_role, normalize_map
+from bessemer.compiler.ir.views import is_contiguous, layout_of
 
 # A dead storage is handed to a new buffer needing at least this share of it: best fit
 # within a size class, so that a small buffer does not keep a much larger one alive.

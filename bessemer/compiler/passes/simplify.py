@@ -11,10 +11,10 @@ from typing import Callable, Optional
 
 import torch
 
-from ..symbolic import Dim
-from ..ir import Graph, Group, Kind, Node
-from ..ops import OPS
-from ..views import is_contiguous
+from bessemer.compiler.ir.symbolic import Dim
+from bessemer.compiler.ir.graph import Graph, Group, Kind, Node
+from bessemer.compiler.ir.ops import OPS
+from bessemer.compiler.ir.views import is_contiguous
 
 # ------------------------------------------------------------------------------
 # dce: drop nodes nothing (transitively) reaches from the output. Externs that

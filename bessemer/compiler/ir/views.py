@@ -10,8 +10,8 @@ import math
 
 import torch
 
-from .ir import Graph, Group, IndexMap, Kind, Node
-from .symbolic import Dim, is_symbolic
+from bessemer.compiler.ir.graph import Graph, Group, IndexMap, Kind, Node
+from bessemer.compiler.ir.symbolic import Dim, is_symbolic
 
 
 class Unsupported(Exception):

@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 import torch
 
-from .codegen.backends import Built
-from .codegen.wrapper import RUNTIME_NAMES
+from bessemer.compiler.codegen.backends import Built
+from bessemer.compiler.codegen.wrapper import RUNTIME_NAMES
 
 
 def _layout(t: torch.Tensor, size: tuple, stride: tuple, significant: tuple) -> torch.Tensor:

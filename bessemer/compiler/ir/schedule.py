@@ -19,7 +19,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-from .ir import Graph, IndexMap, Kind, Node, format_node
+from bessemer.compiler.ir.graph import Graph, IndexMap, Kind, Node, format_node
 
 
 @dataclass

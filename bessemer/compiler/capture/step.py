@@ -41,7 +41,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch.func import functional_call
 
-from ..config import TrainingCompilerConfig
+from bessemer.config import TrainingCompilerConfig
 
 log = logging.getLogger("bessemer")
 
@@ -103,7 +103,7 @@ class _StepProgram:
         self.used: set = set()
         be = owner.backend
         from torch._functorch.aot_autograd import aot_function
-        from .capture import _LazyDecompositions
+        from bessemer.compiler.capture.backend import _LazyDecompositions
         self.compiled = aot_function(self.fn, fw_compiler=be.compiler("inference"),
                                      decompositions=_LazyDecompositions())
 
@@ -225,7 +225,7 @@ class CompiledStep:
             raise ValueError(f"bessemer.compile_step: optimizer.param_groups holds a tensor that is not a "
                              f"parameter of the model (position {missing[0]})")
         self.opt_index = [index[id(p)] for p in opt_params]
-        from .capture import BessemerBackend
+        from bessemer.compiler.capture.backend import BessemerBackend
         self.backend = BessemerBackend(config)
         self.programs: dict = {}
         self._created: list = []     # momentum buffers made for this step's first update
@@ -378,7 +378,7 @@ def compile_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer,
     leaves the (clipped) gradients in `.grad`, as the eager step does; by default they
     are freed inside the program. `step.grad_norm` is clip_grad_norm_'s return value.
     """
-    from ..api import resolve_config
+    from bessemer.api import resolve_config
     cfg = resolve_config(config, **options)
     if not isinstance(model, torch.nn.Module):
         raise ValueError(f"bessemer.compile_step: model must be an nn.Module, got {type(model).__name__}")

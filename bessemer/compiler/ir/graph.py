@@ -31,12 +31,12 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
-from .symbolic import Dim
+from bessemer.compiler.ir.symbolic import Dim
 
 Shape = tuple[int, ...]
 
 # The pointwise and reduction ops and what every pass needs to know of them.
-from .ops import CAST, OPS, REDUCE_OPS  # noqa: E402,F401
+from bessemer.compiler.ir.ops import CAST, OPS, REDUCE_OPS  # noqa: E402,F401
 
 
 class Kind(enum.StrEnum):

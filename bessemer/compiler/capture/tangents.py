@@ -105,7 +105,7 @@ def _zeros(g: torch.fx.Graph, p: torch.fx.Node) -> torch.fx.Node:
 def stored(gm: torch.fx.GraphModule, absent: tuple[int, ...]) -> dict:
     """What the graph cache keeps to compile a loaded backward for another pattern: the graph
     (without metadata, pickled) and the shape and dtype of every input."""
-    from .graph_cache import BypassAOTAutogradCache, fallback_module
+    from bessemer.compiler.capture.graph_cache import BypassAOTAutogradCache, fallback_module
     try:
         # kept pickled: a load rebuilds it only when another pattern of tangents shows up
         graph = pickle.dumps(fallback_module(gm))

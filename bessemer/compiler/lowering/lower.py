@@ -1,6 +1,6 @@
 """Lowering: ATen FX graph -> bessemer IR.
 
-One table, LOWERINGS (lowerings.py), says how each ATen op becomes IR primitives. An op that is
+One table, LOWERINGS (lowering/rules.py), says how each ATen op becomes IR primitives. An op that is
 not in it runs as an `extern` node: a call into ATen from the generated program.
 Ops in EXTERN_BY_DESIGN are left to ATen on purpose (they are heavy, or random,
 or data-dependent); any other op without a lowering also runs through ATen and is
@@ -16,18 +16,18 @@ from typing import Any, Optional, Sequence
 import torch
 import torch.fx
 
-from . import symbolic as symbolic_mod
-from .ir import Graph, Kind, Node
-from .lowerings import LOWERINGS, op_name
-from .sizes import SYM_TYPES, TENSOR_META, SizeBinding, fx_meta, input_strides
-from .views import Unsupported
+from bessemer.compiler.ir import symbolic as symbolic_mod
+from bessemer.compiler.ir.graph import Graph, Kind, Node
+from bessemer.compiler.lowering.rules import LOWERINGS, op_name
+from bessemer.compiler.lowering.sizes import SYM_TYPES, TENSOR_META, SizeBinding, fx_meta, input_strides
+from bessemer.compiler.ir.views import Unsupported
 
 aten = torch.ops.aten
 log = logging.getLogger("bessemer")
 
 
 # Upsampling, forward and backward, and the backward of padding by reflection or
-# replication run as ATen's kernels (capture.py keeps them out of the trace's
+# replication run as ATen's kernels (capture/backend.py keeps them out of the trace's
 # decompositions: theirs end in an index_put with accumulate, serial on a CPU).
 UPSAMPLE_OPS = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
                 "_upsample_nearest_exact1d", "_upsample_nearest_exact2d", "_upsample_nearest_exact3d",

@@ -49,8 +49,8 @@ from torch._functorch._aot_autograd import autograd_cache as _aot_cache
 from torch._functorch._aot_autograd.autograd_cache import AOTAutogradCache, BypassAOTAutogradCache
 from torch._inductor.output_code import OutputCode
 
-from ..fsutil import PRIVATE_FILE_MODE, atomic_write_bytes, private_dir
-from . import cache_trust
+from bessemer.fsutil import PRIVATE_FILE_MODE, atomic_write_bytes, private_dir
+from bessemer.compiler import cache_trust
 
 log = logging.getLogger("bessemer")
 
@@ -89,7 +89,7 @@ def _compiler_source_hash() -> str:
     global _source_hash
     if _source_hash is None:
         h = hashlib.sha256()
-        root = Path(__file__).resolve().parent
+        root = Path(__file__).resolve().parent.parent   # all of compiler/
         for p in sorted(root.rglob("*.py")):
             h.update(str(p.relative_to(root)).encode())
             h.update(p.read_bytes())
@@ -99,7 +99,7 @@ def _compiler_source_hash() -> str:
 
 def salt(config) -> str:
     """What the key needs beyond the Dynamo graph, its inputs and torch's own state."""
-    from .. import __version__
+    from bessemer import __version__
     fields = {k: v for k, v in config.to_dict().items()
               if k not in ("enabled", "debug", "debug_dir", "cache_dir", "graph_cache", "cache_size_limit",
                            "retain_host_memory")}

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import torch
 
-from .symbolic import Dim
-from .ir import Graph, Group, IndexMap, Kind, Node
-from .ops import OPS, REDUCE_OPS
-from .schedule import Kernel, Schedule, Role, kept_shape, member_role, outer_map
+from bessemer.compiler.ir.symbolic import Dim
+from bessemer.compiler.ir.graph import Graph, Group, IndexMap, Kind, Node
+from bessemer.compiler.ir.ops import OPS, REDUCE_OPS
+from bessemer.compiler.ir.schedule import Kernel, Schedule, Role, kept_shape, member_role, outer_map
 
 _SIZE = (int, Dim)
 _SCALAR = (bool, int, float, Dim)

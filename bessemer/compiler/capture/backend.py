@@ -26,17 +26,23 @@ from torch._decomp import core_aten_decompositions, get_decompositions
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.partitioners import default_partition, min_cut_rematerialization_partition
 
-from ..config import TrainingCompilerConfig
+from bessemer.config import TrainingCompilerConfig
 
 # BESSEMER_VERIFY=1 (the tests set it): check the IR's invariants after every pass,
 # and raise when generated code does not build instead of falling back.
 ENV_VERIFY = "BESSEMER_VERIFY"
-from . import direct, graph_cache, nan_semantics, partition, pooling, runtime, tangents
-from .codegen import backends
-from .codegen.build import BuildError
-from .lowering import PADDING_BACKWARDS, UPSAMPLE_OPS
-from .pipeline import CompiledGraph, Pipeline
-from .specialize import MAX_SHAPES, ShapeSpecialized, is_symbolic
+from bessemer.compiler.capture import direct
+from bessemer.compiler.capture import graph_cache
+from bessemer.compiler.lowering import nan_semantics
+from bessemer.compiler.partition import partitioner as partition
+from bessemer.compiler.lowering import pooling
+from bessemer.compiler.runtime import graph_call as runtime
+from bessemer.compiler.capture import tangents
+from bessemer.compiler.codegen import backends
+from bessemer.compiler.codegen.build import BuildError
+from bessemer.compiler.lowering.lower import PADDING_BACKWARDS, UPSAMPLE_OPS
+from bessemer.compiler.pipeline import CompiledGraph, Pipeline
+from bessemer.compiler.capture.specialize import MAX_SHAPES, ShapeSpecialized, is_symbolic
 
 log = logging.getLogger("bessemer")
 aten = torch.ops.aten
@@ -223,7 +229,7 @@ class BessemerBackend:
     def _per_shape(self, fn, name: str, example_inputs):
         """What a graph needs per concrete shape: a CUDA graph is captured for one shape."""
         if self.config.cuda_graphs:
-            from .cudagraphs import wrap
+            from bessemer.compiler.runtime.cudagraphs import wrap
             return wrap(fn, name, example_inputs)
         return fn
 
@@ -233,7 +239,7 @@ class BessemerBackend:
         if backend == "triton":
             fn = FirstCallGuard(fn, gm, name, kind, self.config.fallback)
         if self.config.cuda_graphs and per_shape:
-            from .cudagraphs import wrap
+            from bessemer.compiler.runtime.cudagraphs import wrap
             fn = wrap(fn, name, example_inputs)
         return fn
 

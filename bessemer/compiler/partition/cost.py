@@ -1,6 +1,6 @@
 """The partitioner's cost model: what saving each value of a joint graph costs, and what
 recomputing it in the backward costs, by the kind of op that computes it (in bytes of memory
-traffic through our generated code; partition.py builds the flow network from these)."""
+traffic through our generated code; partition/partitioner.py builds the flow network from these)."""
 from __future__ import annotations
 
 import enum
@@ -12,7 +12,7 @@ from typing import Any, Optional, Union
 import torch
 import torch.fx as fx
 
-from .pooling import KEEP
+from bessemer.compiler.lowering.pooling import KEEP
 
 # -- the cost model (units: bytes of memory traffic) ----------------------------------
 # Recomputing a pointwise op in the backward fuses into the kernel that reads it
@@ -238,7 +238,7 @@ def materialized(n: fx.Node, lowered: set, among: Optional[set] = None) -> bool:
 
 def lowered_ops() -> set:
     try:
-        from .lowerings import LOWERINGS
+        from bessemer.compiler.lowering.rules import LOWERINGS
         return set(LOWERINGS)
     except Exception:  # noqa: BLE001 - without the table every op is an extern (the safe side)
         return set()

@@ -48,9 +48,11 @@ from typing import Any, Callable, Optional
 import torch
 from torch._dynamo.aot_compile_types import SerializableCallable
 
-from ..fsutil import PRIVATE_FILE_MODE, atomic_write_bytes, private_dir
-from . import cache_trust, direct, graph_cache
-from . import frame_guards as frame_guards_mod
+from bessemer.fsutil import PRIVATE_FILE_MODE, atomic_write_bytes, private_dir
+from bessemer.compiler import cache_trust
+from bessemer.compiler.capture import direct
+from bessemer.compiler.capture import graph_cache
+from bessemer.compiler.capture import frame_guards as frame_guards_mod
 
 log = logging.getLogger("bessemer")
 

@@ -29,7 +29,7 @@ import sympy
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import symbolic
+from bessemer.compiler.ir import symbolic
 
 log = logging.getLogger("bessemer")
 
@@ -70,7 +70,7 @@ def size_binding(gm: torch.fx.GraphModule, args: list, check_nodes: bool = True,
     `strides=False` leaves the arguments' strides out: an argument laid out otherwise than
     traced (a saved activation a compiled forward wrote in its own order) still binds; a
     compile with symbolic sizes reads its actual layout (sizes.input_strides)."""
-    from .sizes import SizeBinding
+    from bessemer.compiler.lowering.sizes import SizeBinding
     values: dict = {}
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     if len(placeholders) != len(args):

@@ -8,8 +8,8 @@ from typing import Any, Optional
 import torch
 import torch.fx
 
-from . import symbolic as symbolic_mod
-from .views import Unsupported, is_contiguous
+from bessemer.compiler.ir import symbolic as symbolic_mod
+from bessemer.compiler.ir.views import Unsupported, is_contiguous
 
 SYM_TYPES = (torch.SymInt, torch.SymFloat, torch.SymBool)
 

@@ -2,7 +2,7 @@
 
 LOWERINGS maps an ATen overload to a function `(lowerer, fx_node, *args, **kwargs)` that
 builds IR nodes in `lowerer.g` from the lowered arguments (IR nodes or Python values), or
-raises views.Unsupported, in which case the op runs as an ATen call (lowering.py).
+raises views.Unsupported, in which case the op runs as an ATen call (lowering/lower.py).
 """
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
-from . import symbolic as symbolic_mod
-from .ir import Graph, Kind, Node
-from .ops import returns_bool
-from .views import Unsupported, broadcast, contiguous_strides, permute, reshape, select, slice_
+from bessemer.compiler.ir import symbolic as symbolic_mod
+from bessemer.compiler.ir.graph import Graph, Kind, Node
+from bessemer.compiler.ir.ops import returns_bool
+from bessemer.compiler.ir.views import Unsupported, broadcast, contiguous_strides, permute, reshape, select, slice_
 
 aten = torch.ops.aten
 log = logging.getLogger("bessemer")

@@ -210,7 +210,7 @@ def _calibrate(n: int = 2000) -> float:
 def overhead_profile(graphs) -> Iterator[Overhead]:
     """Time every call of `graphs` (CompiledGraph objects whose `fn` is a runtime.GraphCall),
     and inside it every kernel launch and every ATen call, while open."""
-    from .runtime import GraphCall
+    from bessemer.compiler.runtime.graph_call import GraphCall
     prof = Overhead(timer_seconds=_calibrate())
     calls: list = []
     kernels: list = []

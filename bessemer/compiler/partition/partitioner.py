@@ -19,7 +19,7 @@ graph:
 * the primal inputs hang off the source; every node of the backward proper (it
   depends on a gradient) hangs off the sink;
 * the cost of recomputing a forward value is an edge source -> v_in: cut (paid)
-  when v lands on the backward side. partition_cost.py says what each kind of op
+  when v lands on the backward side. partition/cost.py says what each kind of op
   costs in our generated code, in bytes of memory traffic.
 
 A minimum cut minimizes (bytes saved) + (recompute cost); the values whose
@@ -59,8 +59,8 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 import torch.fx as fx
 
-from .joint import rewrite as rewrite_joint
-from .partition_cost import (INPUT_SAVE_SHARE, MUTATED_SAVE_COST, NO_KIND, OUTPUT_SAVE_SHARE, OpClass,
+from bessemer.compiler.partition.joint import rewrite as rewrite_joint
+from bessemer.compiler.partition.cost import (INPUT_SAVE_SHARE, MUTATED_SAVE_COST, NO_KIND, OUTPUT_SAVE_SHARE, OpClass,
                              UNWRITTEN_SAVE_SHARE, BudgetT, classify, hint, is_sym, is_tensor, is_view,
                              lowered_ops, materialized, nbytes, op_name, val)
 

@@ -1,0 +1,10 @@
+"""Lowering: ATen graphs become IR graphs.
+
+    lower.py          the lowering pass: each FX node through the table, the rest as externs
+    rules.py          the table LOWERINGS: one rule per ATen overload
+    sizes.py          FX metadata at one concrete shape (SizeBinding)
+    pooling.py        max pooling decomposed into pointwise work
+    nan_semantics.py  decompositions that keep eager's NaN behaviour
+
+In: an ATen FX graph (and the decompositions capture traces it with). Out: an ir.Graph.
+"""

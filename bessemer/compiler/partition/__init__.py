@@ -1,0 +1,8 @@
+"""Partition: the joint forward-backward graph split into a forward and a backward.
+
+    joint.py        rewrites of the joint graph before it is split
+    partitioner.py  which forward values are saved and which recomputed (a min cut)
+    cost.py         what saving or recomputing each value costs
+
+In: the joint ATen graph AOTAutograd traces. Out: a forward and a backward ATen graph.
+"""
