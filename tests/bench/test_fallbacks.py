@@ -7,7 +7,7 @@ import torch
 
 import bessemer
 from bessemer.bench import fallbacks
-from bessemer.compiler import capture
+from bessemer.compiler.capture import backend as capture
 
 
 def test_a_graph_that_runs_eagerly_is_a_fallback(monkeypatch, tmp_path):

@@ -120,7 +120,7 @@ def test_bf16_autocast_bert_compiles_in_the_worker(tmp_path, monkeypatch):
     """The bench's own worker, BERT under bf16 autocast: every graph and the optimizer
     update compiled (no fallback, no op without a lowering), losses as eager's."""
     from bessemer.bench import worker
-    from bessemer.compiler import lowering
+    from bessemer.compiler.lowering import lower as lowering
     monkeypatch.setenv("BESSEMER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(lowering, "_reported", set())
     results = {}

@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 
 import bessemer
-from bessemer.compiler.capture import aten_upsampling
-from bessemer.compiler.lowering import UPSAMPLE_OPS
+from bessemer.compiler.capture.backend import aten_upsampling
+from bessemer.compiler.lowering.lower import UPSAMPLE_OPS
 
 
 class Up(torch.nn.Module):

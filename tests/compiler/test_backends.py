@@ -14,7 +14,7 @@ import warnings
 import pytest
 import torch
 
-from bessemer.compiler.capture import make_backend
+from bessemer.compiler.capture.backend import make_backend
 from bessemer.compiler.codegen import backends, triton as triton_mod
 from bessemer.compiler.codegen.kernel import CodegenError
 from bessemer.config import TrainingCompilerConfig
@@ -169,7 +169,7 @@ def test_candidates_fit_the_tiling():
 def test_huge_tensors_index_in_int64_and_compile_for_sm90(tmp_path):
     """A kernel whose addresses pass 2**31 indexes in int64 (rendered only: such a
     tensor is 8 GiB), and the kernel compiles for a real GPU."""
-    from bessemer.compiler import ir
+    from bessemer.compiler.ir import graph as ir
     from bessemer.compiler.codegen.backends import TritonBackend
     from bessemer.compiler.codegen.triton_aot import manifest_entry
     from bessemer.compiler.passes.fuse import fuse
@@ -226,7 +226,7 @@ def test_interpreter_switched_on_after_import_is_refused_by_name():
 def test_column_reductions_of_transformer_size_split_into_enough_programs():
     """A bias gradient of GPT-2 (768 columns over 3072 rows) is cut into row chunks,
     so it runs as hundreds of programs, not the dozen its column blocks give."""
-    from bessemer.compiler import ir
+    from bessemer.compiler.ir import graph as ir
     from bessemer.compiler.codegen.backends import TritonBackend
     from bessemer.compiler.passes.fuse import fuse
 

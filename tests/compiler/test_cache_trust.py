@@ -13,13 +13,16 @@ import textwrap
 
 import pytest
 
-from bessemer.compiler import graph_cache, precompile
+from bessemer.compiler.capture import graph_cache
+
+from bessemer.compiler.capture import precompile
 
 WORKER = textwrap.dedent('''
     import copy, json, sys, warnings
     import torch
     import bessemer
-    from bessemer.compiler import graph_cache, precompile
+    from bessemer.compiler.capture import graph_cache
+    from bessemer.compiler.capture import precompile
 
     class Net(torch.nn.Module):
         def __init__(self):

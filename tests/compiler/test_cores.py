@@ -14,7 +14,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bessemer.compiler.capture import make_backend
+from bessemer.compiler.capture.backend import make_backend
 from bessemer.compiler.codegen import backends, cpp
 from bessemer.config import TrainingCompilerConfig
 

@@ -1,4 +1,4 @@
-"""The direct call (compiler/direct.py): once a graph's first forward and backward have gone
+"""The direct call (compiler/capture/direct.py): once a graph's first forward and backward have gone
 through AOTAutograd, a graph whose metadata leaves AOTAutograd's runtime wrappers nothing to
 do is called through bessemer's own autograd.Function. It must train exactly as eager (values,
 gradients, parameters), behave as AOTAutograd does where the step asks for more (a retained
@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import bessemer
-from bessemer.compiler import direct
+from bessemer.compiler.capture import direct
 
 
 class MLP(torch.nn.Module):

@@ -11,9 +11,9 @@ import torch.nn as nn
 from torch._dynamo.utils import counters
 
 import bessemer
-from bessemer.compiler import specialize
+from bessemer.compiler.capture import specialize
 from bessemer.compiler.codegen import backends
-from bessemer.compiler.capture import make_backend
+from bessemer.compiler.capture.backend import make_backend
 from bessemer.config import TrainingCompilerConfig
 
 

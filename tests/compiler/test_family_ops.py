@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import bessemer
-from bessemer.compiler import lowering
+from bessemer.compiler.lowering import lower as lowering
 
 
 def _compiled_vs_eager(module: nn.Module, x: torch.Tensor, cache: str, monkeypatch) -> tuple[list, list]:

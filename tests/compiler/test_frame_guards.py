@@ -17,7 +17,7 @@ WORKER = textwrap.dedent('''
     import torch
     import torch.nn.functional as F
     import bessemer
-    from bessemer.compiler import precompile
+    from bessemer.compiler.capture import precompile
 
     class Mode(enum.Enum):
         A = 1

@@ -8,12 +8,12 @@ import textwrap
 
 import torch
 
-from bessemer.compiler.ir import Graph
+from bessemer.compiler.ir.graph import Graph
 from bessemer.compiler.passes.fuse import fuse
 from bessemer.compiler.passes.memory import plan_memory
 from bessemer.compiler.passes.simplify import fold_views, simplify
-from bessemer.compiler.verify import verify_graph, verify_schedule
-from bessemer.compiler.views import broadcast, permute
+from bessemer.compiler.ir.verify import verify_graph, verify_schedule
+from bessemer.compiler.ir.views import broadcast, permute
 
 F32 = torch.float32
 

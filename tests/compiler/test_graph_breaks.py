@@ -7,7 +7,7 @@ import copy
 import torch
 from torch._dynamo.utils import counters
 
-from bessemer.compiler.capture import make_backend
+from bessemer.compiler.capture.backend import make_backend
 from bessemer.config import TrainingCompilerConfig
 from bessemer.zoo import build
 

@@ -15,14 +15,15 @@ import pytest
 import torch
 
 from bessemer import TrainingCompilerConfig
-from bessemer.compiler import graph_cache
+from bessemer.compiler.capture import graph_cache
 
 WORKER = textwrap.dedent('''
     import copy, json, logging, sys, warnings
     import torch
     import bessemer
     import torch._functorch.aot_autograd as aot_mod
-    from bessemer.compiler import graph_cache, partition
+    from bessemer.compiler.capture import graph_cache
+    from bessemer.compiler.partition import partitioner as partition
     from bessemer.compiler.pipeline import Pipeline
 
     cache_dir, budget, width = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])

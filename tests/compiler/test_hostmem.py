@@ -1,4 +1,4 @@
-"""Host memory kept between steps (compiler/hostmem.py): after bessemer.compile, a large
+"""Host memory kept between steps (compiler/runtime/hostmem.py): after bessemer.compile, a large
 buffer freed in one step is reused by the next without the operating system faulting its
 pages in again; with retain_host_memory=False malloc keeps its defaults. Each case runs in
 a fresh process, since the setting is process-wide."""
@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 import bessemer
-from bessemer.compiler import hostmem
+from bessemer.compiler.runtime import hostmem
 
 pytestmark = pytest.mark.skipif(hostmem._glibc() is None, reason="glibc's malloc only")
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(hostmem._glibc() is None, reason="glibc's malloc
 # compiling and running a small model, and report the minor page faults of the last rounds.
 _SCRIPT = textwrap.dedent("""
     import resource, sys, torch, bessemer
-    from bessemer.compiler import hostmem
+    from bessemer.compiler.runtime import hostmem
     retain = sys.argv[1] == "1"
     model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU())
     bessemer.compile(model, fallback="error", graph_cache=False, retain_host_memory=retain)

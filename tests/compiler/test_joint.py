@@ -1,4 +1,4 @@
-"""Joint-graph rewrites (compiler/joint.py): a gather through subtracted row statistics reads
+"""Joint-graph rewrites (compiler/partition/joint.py): a gather through subtracted row statistics reads
 the unshifted tensor, and only where that is exact; a linear layer's bias moves into its
 elementwise readers; every case trains as eager."""
 import copy
@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import bessemer
-from bessemer.compiler import joint
+from bessemer.compiler.partition import joint
 
 F = torch.nn.functional
 

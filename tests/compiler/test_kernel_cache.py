@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from bessemer import TrainingCompilerConfig
-from bessemer.compiler.capture import make_backend
+from bessemer.compiler.capture.backend import make_backend
 from bessemer.compiler.codegen import build as build_mod
 from bessemer.compiler.codegen.backends import TritonBackend
 
@@ -128,7 +128,7 @@ def test_one_build_per_kernel_across_processes(tmp_path):
 def test_a_compiled_function_heals_its_cache_in_a_new_process(tmp_path, monkeypatch):
     """End to end: a corrupt library under a compiled graph costs one warning and a rebuild
     in the next process that needs it, and the results stay eager's."""
-    from bessemer.compiler import capture
+    from bessemer.compiler.capture import backend as capture
 
     monkeypatch.setattr(capture, "_graph_ids", itertools.count())  # graph names as in a new process
     cache = tmp_path / "cache"
@@ -143,7 +143,7 @@ def test_a_compiled_function_heals_its_cache_in_a_new_process(tmp_path, monkeypa
     script = textwrap.dedent(f"""
         import json, warnings
         import torch, bessemer
-        from bessemer.compiler.capture import make_backend
+        from bessemer.compiler.capture.backend import make_backend
         be = make_backend(bessemer.TrainingCompilerConfig(cache_dir={str(cache)!r}, fallback="error"))
         f = torch.compile(lambda x: torch.tanh(x) * 3 + 1, backend=be, dynamic=False)
         x = torch.linspace(-2, 2, 16)

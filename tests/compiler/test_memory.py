@@ -5,8 +5,8 @@ from __future__ import annotations
 import torch
 from torch._C._profiler import _EventType
 
-from bessemer.compiler.capture import make_backend
-from bessemer.compiler.ir import Kind
+from bessemer.compiler.capture.backend import make_backend
+from bessemer.compiler.ir.graph import Kind
 from bessemer.config import TrainingCompilerConfig
 
 
@@ -103,7 +103,7 @@ def test_backward_plan_is_met_and_gradients_match(tmp_path):
 
 def test_cross_entropy_writes_only_the_gradient(tmp_path):
     """A cross-entropy over a wide row: the forward writes no log-softmax (the gather reads
-    the logits, compiler/joint.py; two row statistics are kept), and the gradient is one
+    the logits, compiler/partition/joint.py; two row statistics are kept), and the gradient is one
     kernel that recomputes the softmax and the per-row one-hot scale where it reads them
     (fuse.py: a broadcast costs a load), so the backward allocates nothing but the gradient."""
     f, be = _compiled(lambda x, t: torch.nn.functional.cross_entropy(x, t), tmp_path)

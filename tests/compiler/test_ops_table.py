@@ -8,8 +8,8 @@ import torch
 
 from bessemer.compiler.codegen import cpp, triton
 from bessemer.compiler.codegen.kernel import CodegenError
-from bessemer.compiler.ir import Graph
-from bessemer.compiler.ops import OPS, spelling
+from bessemer.compiler.ir.graph import Graph
+from bessemer.compiler.ir.ops import OPS, spelling
 
 DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64, torch.int32, torch.bool)
 

@@ -1,4 +1,4 @@
-"""Rematerialization (compiler/partition.py): what is saved, what is recomputed, under
+"""Rematerialization (compiler/partition/partitioner.py): what is saved, what is recomputed, under
 each memory budget, and that every budget trains exactly as eager does."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch
 import torch.utils.checkpoint
 
 import bessemer
-from bessemer.compiler.capture import make_backend
+from bessemer.compiler.capture.backend import make_backend
 from bessemer.config import TrainingCompilerConfig
 
 F = torch.nn.functional

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import bessemer
-from bessemer.compiler.capture import make_backend
+from bessemer.compiler.capture.backend import make_backend
 from bessemer.compiler.codegen import build as build_mod
 from bessemer.config import TrainingCompilerConfig
 
@@ -95,7 +95,7 @@ def test_debug_dir_has_every_pass(tmp_path):
 def test_second_process_compiles_nothing(tmp_path):
     script = textwrap.dedent(f"""
         import torch, bessemer, json
-        from bessemer.compiler.capture import make_backend
+        from bessemer.compiler.capture.backend import make_backend
         be = make_backend(bessemer.TrainingCompilerConfig(cache_dir={str(tmp_path / 'cache')!r}, fallback="error"))
         f = torch.compile(lambda x: torch.tanh(x) * 3 + x.sum(-1, keepdim=True), backend=be, dynamic=False)
         x = torch.randn(8, 8, requires_grad=True)

@@ -1,4 +1,4 @@
-"""Max pooling lowered as one pointwise kernel (compiler/pooling.py): values, indices,
+"""Max pooling lowered as one pointwise kernel (compiler/lowering/pooling.py): values, indices,
 input gradients and trained weights are eager's, ties, NaN, -inf and padding included;
 what the decomposition does not cover stays ATen's op and still matches."""
 import copy

@@ -1,4 +1,4 @@
-"""Stored frames (compiler/precompile.py): a second process loads the forward's stored frame
+"""Stored frames (compiler/capture/precompile.py): a second process loads the forward's stored frame
 and runs it without Dynamo's trace, training exactly as eager and as the first process; a
 change the stored guards cannot see (a helper's source, a module attribute) is refused or
 misses the key; a forward with a graph break is marked once and traced by Dynamo at every
@@ -14,7 +14,7 @@ WORKER = textwrap.dedent('''
     import torch
     import torch.nn.functional as F
     import bessemer
-    from bessemer.compiler import precompile
+    from bessemer.compiler.capture import precompile
     from torch._dynamo.utils import compilation_time_metrics
 
     # graph_break: "none"; "mid" (inside the forward, whose own layers hold much of the model);

@@ -1,11 +1,11 @@
-"""Timing of compiled graphs (compiler/profile.py): the graph-call overhead profile splits
+"""Timing of compiled graphs (compiler/runtime/profile.py): the graph-call overhead profile splits
 each call into kernels, ATen calls and the generated program's own work, and puts the
 graphs back as they were."""
 import torch
 
 import bessemer
-from bessemer.compiler import profile
-from bessemer.compiler.runtime import GraphCall
+from bessemer.compiler.runtime import profile
+from bessemer.compiler.runtime.graph_call import GraphCall
 
 
 def _model_and_step(tmp_path):

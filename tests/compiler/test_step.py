@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 import bessemer
-from bessemer.compiler.step import StepCompileError
+from bessemer.compiler.capture.step import StepCompileError
 
 CFG = dict(fallback="error", graph_cache=False)
 

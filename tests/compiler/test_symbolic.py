@@ -6,9 +6,9 @@ import itertools
 import pytest
 import torch
 
-from bessemer.compiler import symbolic
-from bessemer.compiler.symbolic import Dim, Guards, recording
-from bessemer.compiler.views import view_strides
+from bessemer.compiler.ir import symbolic
+from bessemer.compiler.ir.symbolic import Dim, Guards, recording
+from bessemer.compiler.ir.views import view_strides
 
 
 def dims(**values):
@@ -103,7 +103,7 @@ def test_input_strides_follow_the_actual_layout():
     """An argument laid out otherwise than traced (a compiled forward's saved activation in
     its own order) gets symbolic strides of its actual dense order; one that is not dense
     keeps the traced strides (the wrapper copies it into them)."""
-    from bessemer.compiler.sizes import input_strides
+    from bessemer.compiler.lowering.sizes import input_strides
     s, = dims(s0=10)
     shape = (2, 2, s, 16)
     traced = (32 * s, 16, 32, 1)                       # as the trace laid it out

@@ -1,4 +1,4 @@
-"""Absent tangents (compiler/tangents.py): a graph returning a loss and its logits gets no
+"""Absent tangents (compiler/capture/tangents.py): a graph returning a loss and its logits gets no
 zero-filled tangent for the logits when the step differentiates only the loss, so that
 tensor is never allocated; every other pattern (the logits differentiated too, or alone)
 trains as eager, and so does a second process loading the graphs from the graph cache."""
@@ -15,7 +15,8 @@ import torch
 
 import bessemer
 from bessemer.bench import measure
-from bessemer.compiler import graph_cache, tangents
+from bessemer.compiler.capture import graph_cache
+from bessemer.compiler.capture import tangents
 
 VOCAB, ROWS = 2048, 512
 
@@ -153,7 +154,7 @@ WORKER = textwrap.dedent('''
     import torch, bessemer
     sys.path.insert(0, sys.argv[3])
     from test_tangents import LossAndLogits, _train
-    from bessemer.compiler import graph_cache
+    from bessemer.compiler.capture import graph_cache
     torch.manual_seed(0)
     ref = LossAndLogits(256)
     model = copy.deepcopy(ref)

@@ -436,7 +436,7 @@ class Target:
     dynamic: bool = False
 
     def compile(self, fn: Callable) -> Callable:
-        from bessemer.compiler.capture import make_backend
+        from bessemer.compiler.capture.backend import make_backend
         from bessemer.config import TrainingCompilerConfig
         cfg = TrainingCompilerConfig(cache_dir=self.cache_dir or _default_cache_dir(), fallback="error",
                                      backend=self.backend)

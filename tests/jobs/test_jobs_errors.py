@@ -86,7 +86,7 @@ def test_other_known_causes_get_hints():
     [h] = hint("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
     assert "batch size" in h
     [h] = hint("bessemer.compiler.codegen.build.BuildError: g++ failed",
-               ['  File "/src/bessemer/compiler/capture.py", line 80, in compile_graph', "    cg = run()"])
+               ['  File "/src/bessemer/compiler/capture/backend.py", line 80, in compile_graph', "    cg = run()"])
     assert "--no-compiler" in h
     assert hint("ZeroDivisionError: division by zero") == []
 

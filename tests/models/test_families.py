@@ -48,7 +48,7 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 import bessemer
-from bessemer.compiler import lowering
+from bessemer.compiler.lowering import lower as lowering
 from families import FAMILIES, Family, loss_of
 
 STEPS = 3

@@ -22,7 +22,7 @@ transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
 import bessemer  # noqa: E402
-from bessemer.compiler import capture  # noqa: E402
+from bessemer.compiler.capture import backend as capture  # noqa: E402
 
 WORDS = [f"w{i}" for i in range(30)]
 BATCH, STEPS = 4, 6

@@ -40,7 +40,7 @@ def test_triton_training_matches_eager(case, kernel_cache):
 def test_triton_backend_is_used(kernel_cache):
     """The graphs really went through the Triton renderer (not the C++ one)."""
     import torch
-    from bessemer.compiler.capture import make_backend
+    from bessemer.compiler.capture.backend import make_backend
     from bessemer.config import TrainingCompilerConfig
 
     backend = make_backend(TrainingCompilerConfig(cache_dir=kernel_cache, backend="triton", fallback="error"))

@@ -21,7 +21,11 @@ from typing import Iterator
 
 import torch
 
-from bessemer.compiler import capture, lowering, lowerings
+from bessemer.compiler.capture import backend as capture
+
+from bessemer.compiler.lowering import lower as lowering
+
+from bessemer.compiler.lowering import rules as lowerings
 from bessemer.config import TrainingCompilerConfig
 
 

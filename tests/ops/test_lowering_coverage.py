@@ -15,7 +15,7 @@ FULL = os.environ.get("BESSEMER_TEST_FULL") == "1"
 
 
 def test_witness_table_names_every_lowering():
-    from bessemer.compiler.lowerings import LOWERINGS
+    from bessemer.compiler.lowering.rules import LOWERINGS
     wanted = {str(op) for op in LOWERINGS}
     claimed = set().union(*WITNESSES.values())
     missing = wanted - claimed - set(UNCOVERED)

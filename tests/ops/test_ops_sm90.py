@@ -12,7 +12,7 @@ import os
 import pytest
 import torch
 
-from bessemer.compiler.capture import make_backend
+from bessemer.compiler.capture.backend import make_backend
 from bessemer.compiler.codegen import triton as triton_mod
 from bessemer.compiler.codegen.triton_aot import check_graphs
 from bessemer.config import TrainingCompilerConfig
