@@ -42,6 +42,7 @@ import torch
 from torch.func import functional_call
 
 from bessemer.config import TrainingCompilerConfig
+from bessemer.compiler.optim_rules import hyper as _hyper, update as _update
 
 log = logging.getLogger("bessemer")
 
@@ -69,16 +70,6 @@ def _kind(opt: torch.optim.Optimizer) -> tuple[Optional[str], Optional[str]]:
             if p.dtype not in (torch.float32, torch.float64) or p.layout != torch.strided:
                 return None, f"a parameter has dtype {p.dtype} and layout {p.layout}"
     return kind, None
-
-
-def _hyper(kind: str, g: dict) -> tuple:
-    """The hyperparameters baked into the program (lr is an input: schedulers change it)."""
-    if kind == "sgd":
-        return ("sgd", float(g["momentum"]), float(g["dampening"]), float(g["weight_decay"]),
-                bool(g["nesterov"]), bool(g["maximize"]))
-    b1, b2 = g["betas"]
-    return ("adam", float(b1), float(b2), float(g["eps"]), float(g["weight_decay"]),
-            bool(g.get("decoupled_weight_decay", False)), bool(g["maximize"]))
 
 
 def _sig(t: Any) -> Any:
@@ -149,47 +140,6 @@ class _StepProgram:
 
     def __call__(self, params, buffers, states, lrs, args, kwargs):
         return self.compiled(params, buffers, states, lrs, args, kwargs)
-
-
-def _update(hyper: tuple, p: torch.Tensor, g: torch.Tensor, st: Optional[list], lr: torch.Tensor) -> list:
-    """One parameter's update, in place on p (and st), as torch's single-tensor step computes
-    it; returns the state tensors it creates (SGD's first momentum buffer)."""
-    lr64, lr = lr, lr.to(p.dtype)
-    if hyper[0] == "sgd":
-        _, momentum, dampening, wd, nesterov, maximize = hyper
-        d = -g if maximize else g
-        if wd != 0:
-            d = d + p * wd
-        made = []
-        if momentum != 0:
-            if st is None:
-                buf = d.clone()
-                made.append(buf)
-            else:
-                buf = st[0]
-                buf.mul_(momentum).add_(d, alpha=1 - dampening)
-            d = d + buf * momentum if nesterov else buf
-        p.sub_(d * lr)
-        return made
-    _, beta1, beta2, eps, wd, decoupled, maximize = hyper
-    exp_avg, exp_avg_sq, step_t = st
-    d = -g if maximize else g
-    step_t.add_(1)
-    if wd != 0:
-        if decoupled:
-            p.mul_((1 - lr64 * wd).to(p.dtype))
-        else:
-            d = d + p * wd
-    exp_avg.lerp_(d, 1 - beta1)
-    exp_avg_sq.mul_(beta2).addcmul_(d, d, value=1 - beta2)
-    # the bias corrections in float64, as torch computes them from the step's value
-    step = step_t.to(torch.float64)
-    bc1 = 1 - torch.pow(beta1, step)
-    bc2 = 1 - torch.pow(beta2, step)
-    step_size = (lr64 / bc1).to(p.dtype)
-    denom = (exp_avg_sq.sqrt() / bc2.sqrt().to(p.dtype)).add_(eps)
-    p.sub_(exp_avg / denom * step_size)
-    return []
 
 
 class _Bound:
