@@ -6,17 +6,9 @@ from typing import Any, Optional
 
 import torch
 
-from .config import TrainingCompilerConfig
+from .config import TrainingCompilerConfig, resolve_config
 
 log = logging.getLogger("bessemer")
-
-
-def resolve_config(config: Optional[TrainingCompilerConfig] = None, **options: Any) -> TrainingCompilerConfig:
-    if config is None:
-        config = TrainingCompilerConfig.from_env()
-    elif not isinstance(config, TrainingCompilerConfig):
-        raise ValueError(f"config must be a bessemer.TrainingCompilerConfig, got {type(config).__name__}")
-    return config.replace(**options) if options else config
 
 
 def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,

@@ -187,6 +187,16 @@ class TrainingCompilerConfig:
         return cls.from_json(s) if s else cls()
 
 
+def resolve_config(config: Optional[TrainingCompilerConfig] = None, **options: Any) -> TrainingCompilerConfig:
+    """The config a compile runs under: `config` (or, with none, the one a training job passed to
+    this process through the environment, or the defaults) with `options` as field overrides."""
+    if config is None:
+        config = TrainingCompilerConfig.from_env()
+    elif not isinstance(config, TrainingCompilerConfig):
+        raise ValueError(f"config must be a bessemer.TrainingCompilerConfig, got {type(config).__name__}")
+    return config.replace(**options) if options else config
+
+
 def _budget(value: Any) -> float | int:
     """memory_budget: a fraction in [0, 1] (the ints 0 and 1 read as 0.0 and 1.0) or bytes (int >= 1024)."""
     name = "TrainingCompilerConfig.memory_budget"

@@ -10,8 +10,8 @@ compiled forward/backward pair together with AOTAutograd's runtime wrappers
 (input mutations, aliased outputs, what the backward receives) under a key
 computed from the Dynamo graph and its inputs' metadata, the autograd/grad mode
 state and torch's version. bessemer adds to that key (`salt`) what decides the
-rest: the config fields that shape compiled code, bessemer's version and a hash
-of the compiler's own source, and the environment switches the pipeline reads.
+rest: the config fields that shape compiled code, a hash of the compiler's own
+source, and the environment switches the pipeline reads.
 
 What is stored per graph is a `CachedGraph`: the generated wrapper program and
 its constants, the kernels' source and their names (the built library or module
@@ -42,7 +42,6 @@ import threading
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
-from unittest import mock
 
 import torch
 from torch._functorch._aot_autograd import autograd_cache as _aot_cache
@@ -85,28 +84,54 @@ _source_hash: Optional[str] = None
 
 
 def _compiler_source_hash() -> str:
-    """A hash of bessemer's compiler sources: any change to them compiles afresh."""
+    """A hash of the sources that compile a graph: all of bessemer/compiler/ and the two modules
+    outside it the compiler imports (config.py, fsutil.py). Any change to them compiles afresh."""
     global _source_hash
     if _source_hash is None:
         h = hashlib.sha256()
-        root = Path(__file__).resolve().parent.parent   # all of compiler/
-        for p in sorted(root.rglob("*.py")):
-            h.update(str(p.relative_to(root)).encode())
+        compiler = Path(__file__).resolve().parent.parent
+        package = compiler.parent
+        files = [*sorted(compiler.rglob("*.py")), package / "config.py", package / "fsutil.py"]
+        for p in files:
+            h.update(str(p.relative_to(package)).encode())
             h.update(p.read_bytes())
         _source_hash = h.hexdigest()
     return _source_hash
 
 
 def salt(config) -> str:
-    """What the key needs beyond the Dynamo graph, its inputs and torch's own state."""
-    from bessemer import __version__
+    """What the key needs beyond the Dynamo graph, its inputs and torch's own state.
+
+    bessemer's version is not part of it: the version is a label a release puts on its
+    sources, and the sources that decide a compiled graph are hashed whole, so two
+    installs with the same version but edited sources (a checkout) key apart, and two
+    versions whose compiler is unchanged share their entries, as they may."""
     fields = {k: v for k, v in config.to_dict().items()
               if k not in ("enabled", "debug", "debug_dir", "cache_dir", "graph_cache", "cache_size_limit",
                            "retain_host_memory")}
     env = {k: os.environ.get(k, "") for k in ("BESSEMER_VERIFY", "TRITON_INTERPRET")}
-    parts = [FORMAT.decode().strip(), __version__, _compiler_source_hash(), repr(sorted(fields.items())),
+    parts = [FORMAT.decode().strip(), _compiler_source_hash(), repr(sorted(fields.items())),
              repr(sorted(env.items()))]
     return "bessemer:" + hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+_MISSING = object()
+
+
+@contextlib.contextmanager
+def _patched(owner: Any, name: str, value: Any) -> Iterator[None]:
+    """`owner.name` set to `value` for the block and put back after it, as it was: the raw
+    entry of the owner's own namespace (a class's classmethod or staticmethod object, not the
+    bound function getattr would give), or no entry at all where the name was inherited."""
+    before = vars(owner).get(name, _MISSING)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        if before is _MISSING:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, before)
 
 
 class CachedGraph(OutputCode):
@@ -432,13 +457,15 @@ def active(backend) -> Iterator[None]:
                 force_non_lazy_backward_lowering=True, enable_remote_autograd_cache=False))
             stack.enter_context(torch._inductor.config.patch(fx_graph_cache=True))
             stack.enter_context(torch.compiler.config.patch(cache_key_tag=salt(cfg)))
-            stack.enter_context(mock.patch.object(_aot_cache, "autograd_cache_key", _key))
-            stack.enter_context(mock.patch.object(AOTAutogradCache, "_get_tmp_dir",
-                                                  classmethod(lambda cls: root)))
-            stack.enter_context(mock.patch.object(AOTAutogradCache, "_write_to_local_cache",
-                                                  staticmethod(_write)))
-            stack.enter_context(mock.patch.object(AOTAutogradCache, "iterate_over_candidates",
-                                                  classmethod(lambda cls, *a: _candidates(*a))))
+            # torch's cache, keyed, stored and looked up bessemer's way (module and class
+            # attributes of torch set for the block and restored after it)
+            stack.enter_context(_patched(_aot_cache, "autograd_cache_key", _key))
+            stack.enter_context(_patched(AOTAutogradCache, "_get_tmp_dir",
+                                         classmethod(lambda cls: root)))
+            stack.enter_context(_patched(AOTAutogradCache, "_write_to_local_cache",
+                                         staticmethod(_write)))
+            stack.enter_context(_patched(AOTAutogradCache, "iterate_over_candidates",
+                                         classmethod(lambda cls, *a: _candidates(*a))))
             yield
     finally:
         _state.backend, _state.dir, _state.trust_root = prev

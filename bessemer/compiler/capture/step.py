@@ -41,7 +41,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch.func import functional_call
 
-from bessemer.config import TrainingCompilerConfig
+from bessemer.config import TrainingCompilerConfig, resolve_config
 from bessemer.compiler.optim_rules import hyper as _hyper, update as _update
 
 log = logging.getLogger("bessemer")
@@ -328,7 +328,6 @@ def compile_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer,
     leaves the (clipped) gradients in `.grad`, as the eager step does; by default they
     are freed inside the program. `step.grad_norm` is clip_grad_norm_'s return value.
     """
-    from bessemer.api import resolve_config
     cfg = resolve_config(config, **options)
     if not isinstance(model, torch.nn.Module):
         raise ValueError(f"bessemer.compile_step: model must be an nn.Module, got {type(model).__name__}")
