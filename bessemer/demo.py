@@ -74,7 +74,7 @@ def largest_batches(limit: str, probes: int, say) -> dict[str, int]:
     by `bessemer tune`'s search over real steps of the script's workload function."""
     import torch
 
-    from .tune.search import Workload, find_batch, mib, parse_limit, resolve_limit
+    from .bench.search import Workload, find_batch, mib, parse_limit, resolve_limit
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     limit_bytes = resolve_limit(parse_limit(limit), device)
     workload = Workload(entry_point="train.py", function="workload", source_dir=str(DEMO))

@@ -146,7 +146,7 @@ def run(args, models: list[str]) -> dict:
 def _tune(args, models: list[str]) -> dict:
     import torch
 
-    from ..tune.search import TuneError, Workload, find_batch, parse_limit, resolve_limit
+    from .search import TuneError, Workload, find_batch, parse_limit, resolve_limit
     device = torch.device(args.device)
     limit = resolve_limit(parse_limit(args.tune_limit, "--tune-limit"), device)
     out = {"limit_bytes": limit, "models": {}}
@@ -311,7 +311,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         for m in models:
             zoo.resolve(m, args.scale)
         if args.tune_limit:
-            from ..tune.search import parse_limit
+            from .search import parse_limit
             parse_limit(args.tune_limit, "--tune-limit")
     except (UsageError, ValueError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)

@@ -93,7 +93,7 @@ def _hp(key: str) -> str:
 
 def check(hps: Mapping[str, Any]) -> None:
     """What can be checked before anything runs (ValueError naming the hyperparameter)."""
-    from ..tune.search import parse_limit
+    from ..bench.search import parse_limit
     auto = hps.get("batch_size") == AUTO
     given = [k for k in SEARCH_KEYS if k in hps]
     if not auto:
@@ -151,7 +151,7 @@ def _search_key(script: str, source_dir: Optional[str], function: str, limit: in
 
 def _kept(path: Optional[Path]):
     """The search result kept at `path`, or None."""
-    from ..tune.search import ModeResult, Probe
+    from ..bench.search import ModeResult, Probe
     try:
         d = json.loads(path.read_text()) if path is not None else None
         return ModeResult(d["mode"], d["batch_size"], d["peak_bytes"], d["step_s"],
@@ -182,7 +182,7 @@ def resolve(hps: Mapping[str, Any], entry_point: str, source_dir: Optional[str],
     import torch
 
     from ..tune.lr import scaled_learning_rate, scaled_warmup_steps
-    from ..tune.search import Workload, find_batch, mib, parse_limit, resolve_limit
+    from ..bench.search import Workload, find_batch, mib, parse_limit, resolve_limit
     check(hps)
     rule = _scaling(hps)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

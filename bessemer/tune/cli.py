@@ -29,7 +29,7 @@ import torch
 from ..cliargs import OneLineParser, non_negative, positive
 from ..config import TrainingCompilerConfig
 from .lr import LR_RULES, check_scaling, scaled_learning_rate, scaled_warmup_steps
-from .search import ModeResult, Probe, TuneError, Workload, find_batch, mib, parse_limit, resolve_limit
+from ..bench.search import ModeResult, Probe, TuneError, Workload, find_batch, mib, parse_limit, resolve_limit
 
 PROG = "bessemer tune"
 MODES = ("eager", "inductor", "bessemer")

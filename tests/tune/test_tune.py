@@ -11,7 +11,7 @@ import pytest
 from bessemer.cli import main as bessemer_main
 from bessemer.tune import TuneError, Workload, find_batch, scaled_learning_rate, scaled_warmup_steps
 from bessemer.tune.lr import check_scaling
-from bessemer.tune.search import Probe, parse_limit
+from bessemer.bench.search import Probe, parse_limit
 
 
 def _curve(fixed, per_sample, oom_above=None):

@@ -1,6 +1,6 @@
 """The search: the largest batch size whose training step stays under a memory limit.
 
-Every answer comes from real steps (tune/worker.py, one fresh process per probe): a
+Every answer comes from real steps (probe.py, one fresh process per probe): a
 step's peak memory is measured, never only predicted. A line through the probes made
 so far (peak memory grows about linearly with the batch: a fixed part, parameters,
 gradients and optimizer state, plus activations per sample) only chooses the next
@@ -113,7 +113,7 @@ def parse_limit(text: Union[str, int], flag: str = "--memory-limit") -> Union[in
 def resolve_limit(limit: Union[int, str], device: torch.device) -> int:
     if limit != "auto":
         return int(limit)
-    from ..bench.fit import available_bytes
+    from .fit import available_bytes
     free = available_bytes(device)
     if free is None:
         raise TuneError("--memory-limit auto: the free memory of this machine cannot be read; give bytes")
@@ -136,7 +136,7 @@ def probe(workload: Workload, mode: str, batch: int, device: torch.device, env: 
             json.dump(job, f)
         out = open(log_path, "a") if log_path else subprocess.DEVNULL
         try:
-            proc = subprocess.run([sys.executable, "-m", "bessemer.tune.worker", path], env=env, stdout=out,
+            proc = subprocess.run([sys.executable, "-m", "bessemer.bench.probe", path], env=env, stdout=out,
                                   stderr=subprocess.STDOUT, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise TuneError(f"{mode} at batch {batch}: no result within {timeout_s:.0f} s") from None

@@ -1,11 +1,11 @@
 """One probe of the batch search: a few real training steps of one workload, at one batch
 size, in one mode, in a fresh process.
 
-    python -m bessemer.tune.worker JOB.json
+    python -m bessemer.bench.probe JOB.json
 
 It builds the workload at the batch size, sets the mode up as the benchmark does
-(bench/runner.py), runs two steps, measures the peak memory of the third the way the
-benchmark does (bench/measure.py: everything live, parameters, gradients and optimizer
+(runner.py), runs two steps, measures the peak memory of the third the way the
+benchmark does (measure.py: everything live, parameters, gradients and optimizer
 state included), then times three more. Running out of memory is a result ("oom"), not
 an error. The result is written to the job's result_path as JSON.
 """
@@ -98,8 +98,8 @@ def _is_oom(e: BaseException) -> bool:
 
 
 def run(job: dict) -> dict:
-    from ..bench import measure
-    from ..bench.runner import MODES
+    from . import measure
+    from .runner import MODES
     device = torch.device(job["device"])
     torch.manual_seed(0)
     model, batches, loss_fn, opt = build(job, device)
@@ -132,7 +132,7 @@ def run(job: dict) -> dict:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m bessemer.tune.worker JOB.json", file=sys.stderr)
+        print("usage: python -m bessemer.bench.probe JOB.json", file=sys.stderr)
         return 2
     with open(argv[0]) as f:
         job = json.load(f)
