@@ -1,8 +1,9 @@
 """The lowering table: how each ATen op becomes bessemer IR primitives.
 
-LOWERINGS maps an ATen overload to a function `(lowerer, fx_node, *args, **kwargs)` that
-builds IR nodes in `lowerer.g` from the lowered arguments (IR nodes or Python values), or
+LOWERINGS maps an ATen overload to a function `(lower, fx_node, *args, **kwargs)` that
+builds IR nodes in `lower.g` from the lowered arguments (IR nodes or Python values), or
 raises views.Unsupported, in which case the op runs as an ATen call (lowering/lower.py).
+`lower` is the lowering in progress (lower.py's Lowerer: the graph `g`, `dtype(fx_node)`).
 """
 from __future__ import annotations
 
@@ -137,9 +138,9 @@ def lowers(*ops):
 
 
 def _unary(name: str, float_only: bool = True):
-    def fn(L, node, x):
-        out = L.dtype(node)
-        return pointwise(L.g, name, [x], out, out if (float_only or out == x.dtype) else x.dtype)
+    def fn(lower, node, x):
+        out = lower.dtype(node)
+        return pointwise(lower.g, name, [x], out, out if (float_only or out == x.dtype) else x.dtype)
     return fn
 
 
@@ -160,22 +161,22 @@ for _name, _ops in {
 
 
 @lowers(aten.logical_not.default)
-def _logical_not(L, node, x):
-    return pointwise(L.g, "logical_not", [L.g.cast(x, torch.bool)], torch.bool, torch.bool)
+def _logical_not(lower, node, x):
+    return pointwise(lower.g, "logical_not", [lower.g.cast(x, torch.bool)], torch.bool, torch.bool)
 
 
 @lowers(aten.isnan.default, aten.isinf.default)
-def _isx(L, node, x):
-    return pointwise(L.g, op_name(node.target), [x], torch.bool, x.dtype)
+def _isx(lower, node, x):
+    return pointwise(lower.g, op_name(node.target), [x], torch.bool, x.dtype)
 
 
 def _binary(name: str, compare: bool = False):
-    def fn(L, node, a, b, alpha=None, **kw):
-        out = L.dtype(node)
+    def fn(lower, node, a, b, alpha=None, **kw):
+        out = lower.dtype(node)
         if alpha is not None and alpha != 1:
-            b = pointwise(L.g, "mul", [b, alpha], promote(b, alpha) if is_node(b) else out)
+            b = pointwise(lower.g, "mul", [b, alpha], promote(b, alpha) if is_node(b) else out)
         compute = promote(a, b) if compare else out
-        return pointwise(L.g, name, [a, b], out, compute)
+        return pointwise(lower.g, name, [a, b], out, compute)
     return fn
 
 
@@ -201,49 +202,49 @@ for _name, _ops in {
 
 
 @lowers(aten.logical_and.default, aten.logical_or.default, aten.logical_xor.default)
-def _logical(L, node, a, b):
-    g = L.g
+def _logical(lower, node, a, b):
+    g = lower.g
     return pointwise(g, op_name(node.target), [g.cast(a, torch.bool) if is_node(a) else bool(a),
                                                g.cast(b, torch.bool) if is_node(b) else bool(b)],
                      torch.bool, torch.bool)
 
 
 @lowers(aten.div.Tensor_mode, aten.div.Scalar_mode)
-def _div_mode(L, node, a, b, rounding_mode=None):
-    out = L.dtype(node)
+def _div_mode(lower, node, a, b, rounding_mode=None):
+    out = lower.dtype(node)
     if rounding_mode is None:
-        return pointwise(L.g, "div", [a, b], out)
+        return pointwise(lower.g, "div", [a, b], out)
     compute = promote(a, b)
     if rounding_mode == "trunc" and compute in (torch.bfloat16, torch.float16):
         # ATen rounds the quotient to the narrow type before truncating (7.0 from 6.986 in bf16)
-        q = pointwise(L.g, "div", [a, b], compute, torch.float32)
-        return pointwise(L.g, "trunc", [q], out, compute)
+        q = pointwise(lower.g, "div", [a, b], compute, torch.float32)
+        return pointwise(lower.g, "trunc", [q], out, compute)
     op = "floordiv" if rounding_mode == "floor" else "truncdiv"
-    return pointwise(L.g, op, [a, b], out, compute)
+    return pointwise(lower.g, op, [a, b], out, compute)
 
 
 @lowers(aten.rsub.Scalar, aten.rsub.Tensor)
-def _rsub(L, node, a, b, alpha=1):
-    out = L.dtype(node)
+def _rsub(lower, node, a, b, alpha=1):
+    out = lower.dtype(node)
     if alpha != 1:
-        a = pointwise(L.g, "mul", [a, alpha], out)
-    return pointwise(L.g, "sub", [b, a], out)
+        a = pointwise(lower.g, "mul", [a, alpha], out)
+    return pointwise(lower.g, "sub", [b, a], out)
 
 
 @lowers(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
-def _where(L, node, c, a, b):
-    out = L.dtype(node)
-    g = L.g
+def _where(lower, node, c, a, b):
+    out = lower.dtype(node)
+    g = lower.g
     shape = broadcast_shapes(_shape_of(c), _shape_of(a), _shape_of(b))
     cn = as_node(g, c, shape, torch.bool)
     return g.cast(g.pointwise("where", [cn, as_node(g, a, shape, out), as_node(g, b, shape, out)], out), out)
 
 
 @lowers(aten.scatter.value, aten.scatter.src)
-def _scatter(L, node, x, dim, index, value):
+def _scatter(lower, node, x, dim, index, value):
     """One index per row (a loss gradient at the target class): a comparison with the
     position along `dim`, fused like any pointwise op. Other scatters run in ATen."""
-    g, out = L.g, L.dtype(node)
+    g, out = lower.g, lower.dtype(node)
     rank = len(x.shape)
     if not is_node(index) or len(index.shape) != rank or rank == 0:
         raise Unsupported("scatter with a general index")
@@ -265,255 +266,255 @@ def _scatter(L, node, x, dim, index, value):
 
 
 @lowers(aten.clamp.default, aten.clamp.Tensor)
-def _clamp(L, node, x, lo=None, hi=None):
-    out = L.dtype(node)
+def _clamp(lower, node, x, lo=None, hi=None):
+    out = lower.dtype(node)
     r = x
     if lo is not None:
-        r = pointwise(L.g, "maximum", [r, lo], out)
+        r = pointwise(lower.g, "maximum", [r, lo], out)
     if hi is not None:
-        r = pointwise(L.g, "minimum", [r, hi], out)
-    return L.g.cast(r, out)
+        r = pointwise(lower.g, "minimum", [r, hi], out)
+    return lower.g.cast(r, out)
 
 
 @lowers(aten.clamp_min.default, aten.clamp_min.Tensor)
-def _clamp_min(L, node, x, lo):
-    return pointwise(L.g, "maximum", [x, lo], L.dtype(node))
+def _clamp_min(lower, node, x, lo):
+    return pointwise(lower.g, "maximum", [x, lo], lower.dtype(node))
 
 
 @lowers(aten.clamp_max.default, aten.clamp_max.Tensor)
-def _clamp_max(L, node, x, hi):
-    return pointwise(L.g, "minimum", [x, hi], L.dtype(node))
+def _clamp_max(lower, node, x, hi):
+    return pointwise(lower.g, "minimum", [x, hi], lower.dtype(node))
 
 
 @lowers(aten.hardtanh.default)
-def _hardtanh(L, node, x, lo=-1.0, hi=1.0):
-    return _clamp(L, node, x, lo, hi)
+def _hardtanh(lower, node, x, lo=-1.0, hi=1.0):
+    return _clamp(lower, node, x, lo, hi)
 
 
 @lowers(aten.leaky_relu.default)
-def _leaky_relu(L, node, x, slope=0.01):
-    g, out = L.g, L.dtype(node)
+def _leaky_relu(lower, node, x, slope=0.01):
+    g, out = lower.g, lower.dtype(node)
     return pointwise(g, "where", [pointwise(g, "gt", [x, 0], torch.bool, out), x,
                                   pointwise(g, "mul", [x, slope], out)], out)
 
 
 @lowers(aten.threshold_backward.default)
-def _threshold_backward(L, node, grad, x, threshold):
-    g, out = L.g, L.dtype(node)
+def _threshold_backward(lower, node, grad, x, threshold):
+    g, out = lower.g, lower.dtype(node)
     return pointwise(g, "where", [pointwise(g, "le", [x, threshold], torch.bool, x.dtype), 0.0, grad], out)
 
 
 @lowers(aten.sigmoid_backward.default)
-def _sigmoid_backward(L, node, grad, y):
-    g, out = L.g, L.dtype(node)
+def _sigmoid_backward(lower, node, grad, y):
+    g, out = lower.g, lower.dtype(node)
     one_minus = pointwise(g, "sub", [1.0, y], out)
     return pointwise(g, "mul", [grad, pointwise(g, "mul", [y, one_minus], out)], out)
 
 
 @lowers(aten.tanh_backward.default)
-def _tanh_backward(L, node, grad, y):
-    g, out = L.g, L.dtype(node)
+def _tanh_backward(lower, node, grad, y):
+    g, out = lower.g, lower.dtype(node)
     return pointwise(g, "mul", [grad, pointwise(g, "sub", [1.0, pointwise(g, "mul", [y, y], out)], out)], out)
 
 
 @lowers(aten.fill.Scalar)
-def _fill(L, node, x, value):
-    return L.g.const(value, x.shape, L.dtype(node))
+def _fill(lower, node, x, value):
+    return lower.g.const(value, x.shape, lower.dtype(node))
 
 
 @lowers(aten.full.default)
-def _full(L, node, size, value, **kw):
-    return L.g.const(value, tuple(size), L.dtype(node))
+def _full(lower, node, size, value, **kw):
+    return lower.g.const(value, tuple(size), lower.dtype(node))
 
 
 @lowers(aten.full_like.default, aten.zeros_like.default, aten.ones_like.default, aten.empty_like.default)
-def _full_like(L, node, x, value=None, **kw):
+def _full_like(lower, node, x, value=None, **kw):
     name = op_name(node.target)
     value = {"zeros_like": 0, "ones_like": 1, "empty_like": 0}.get(name, value)
-    return L.g.const(value, x.shape, L.dtype(node))
+    return lower.g.const(value, x.shape, lower.dtype(node))
 
 
 @lowers(aten.zeros.default, aten.ones.default)
-def _zeros(L, node, size, **kw):
-    return L.g.const(0 if op_name(node.target) == "zeros" else 1, tuple(size), L.dtype(node))
+def _zeros(lower, node, size, **kw):
+    return lower.g.const(0 if op_name(node.target) == "zeros" else 1, tuple(size), lower.dtype(node))
 
 
 @lowers(aten.scalar_tensor.default)
-def _scalar_tensor(L, node, value, **kw):
-    return L.g.const(value, (), L.dtype(node))
+def _scalar_tensor(lower, node, value, **kw):
+    return lower.g.const(value, (), lower.dtype(node))
 
 
 @lowers(aten.arange.start_step, aten.arange.default, aten.arange.start)
-def _arange(L, node, *args, **kw):
-    out = L.dtype(node)
-    n = L.shape(node)[0]
+def _arange(lower, node, *args, **kw):
+    out = lower.dtype(node)
+    n = lower.shape(node)[0]
     if op_name(node.target) == "arange" and len(args) == 1:
         start, step = 0, 1
     else:
         start = args[0]
         step = args[2] if len(args) > 2 else kw.get("step", 1)
-    return L.g.iota((n,), out, 0, start, step)
+    return lower.g.iota((n,), out, 0, start, step)
 
 
 @lowers(aten._to_copy.default)
-def _to_copy(L, node, x, dtype=None, **kw):
+def _to_copy(lower, node, x, dtype=None, **kw):
     dev = kw.get("device")
-    if dev is not None and torch.device(dev) != L.device:
+    if dev is not None and torch.device(dev) != lower.device:
         raise Unsupported("device transfer")
     if kw.get("memory_format") not in (None, torch.preserve_format, torch.contiguous_format):
         raise Unsupported("memory format")
-    return L.g.cast(x, L.dtype(node)) if x.dtype != L.dtype(node) else L.copy(x)
+    return lower.g.cast(x, lower.dtype(node)) if x.dtype != lower.dtype(node) else lower.copy(x)
 
 
 @lowers(torch.ops.prims.convert_element_type.default)
-def _convert_element_type(L, node, x, dtype):
+def _convert_element_type(lower, node, x, dtype):
     """A dtype conversion (graphs with symbolic sizes carry Python floats as 0-dim float64
     tensors through it: math.sqrt(2 / pi) in a GELU)."""
-    return L.g.cast(x, L.dtype(node)) if x.dtype != L.dtype(node) else L.copy(x)
+    return lower.g.cast(x, lower.dtype(node)) if x.dtype != lower.dtype(node) else lower.copy(x)
 
 
 @lowers(aten.clone.default)
-def _clone(L, node, x, memory_format=None):
+def _clone(lower, node, x, memory_format=None):
     if memory_format is torch.channels_last and len(x.shape) == 4:
         # an [N, H, W, C] buffer, seen as [N, C, H, W] with channels-last strides
-        return permute(L.g, L.g.add(Node(Kind.POINTWISE, [permute(L.g, x, (0, 2, 3, 1))], (
+        return permute(lower.g, lower.g.add(Node(Kind.POINTWISE, [permute(lower.g, x, (0, 2, 3, 1))], (
             x.shape[0], x.shape[2], x.shape[3], x.shape[1]), x.dtype, {"op": "cast", "keep": True})), (0, 3, 1, 2))
     if memory_format not in (None, torch.preserve_format, torch.contiguous_format):
         raise Unsupported("memory format")
-    return L.copy(x)
+    return lower.copy(x)
 
 
 @lowers(aten.alias.default, aten.lift_fresh_copy.default, aten.detach.default)
-def _alias(L, node, x):
+def _alias(lower, node, x):
     return x
 
 
 @lowers(aten.copy.default)
-def _copy(L, node, dst, src, non_blocking=False):
-    return L.g.cast(broadcast(L.g, src, dst.shape), dst.dtype) if src.dtype != dst.dtype else \
-        L.copy(broadcast(L.g, src, dst.shape))
+def _copy(lower, node, dst, src, non_blocking=False):
+    return lower.g.cast(broadcast(lower.g, src, dst.shape), dst.dtype) if src.dtype != dst.dtype else \
+        lower.copy(broadcast(lower.g, src, dst.shape))
 
 
 @lowers(aten.as_strided_scatter.default)
-def _as_strided_scatter(L, node, x, src, size, stride, storage_offset=None):
+def _as_strided_scatter(lower, node, x, src, size, stride, storage_offset=None):
     """x with the elements its view as_strided(size, stride, offset) covers replaced
     by src. Lowered when that view is all of x in order: the backward of a view op
     (AOTAutograd writes the gradient into a zero buffer through as_strided) is this
     case, and it is src reshaped. Any other layout runs in ATen, like its
     siblings slice_scatter and select_scatter."""
-    base = L.meta(node.args[0])
+    base = lower.meta(node.args[0])
     size = tuple(size)
     in_order = all(st == c for n, st, c in zip(size, stride, contiguous_strides(size)) if n != 1)
     if not (in_order and (storage_offset or 0) == 0 and math.prod(size) == base.numel()
             and base.is_contiguous() and base.storage_offset() == 0):
         raise Unsupported("as_strided_scatter over part of its input, or out of order")
-    return L.copy(reshape(L.g, L.g.cast(src, x.dtype) if src.dtype != x.dtype else src, x.shape))
+    return lower.copy(reshape(lower.g, lower.g.cast(src, x.dtype) if src.dtype != x.dtype else src, x.shape))
 
 
 @lowers(aten.slice_scatter.default)
-def _slice_scatter(L, node, x, src, dim=0, start=None, end=None, step=1):
+def _slice_scatter(lower, node, x, src, dim=0, start=None, end=None, step=1):
     """x with a slice of it replaced by src. Lowered when the slice is all of x (a backward
     traced with symbolic sizes keeps this no-op, `end` = sys.maxsize: its result is src);
     any other slice runs in ATen."""
     dim %= len(x.shape)
     if not ((start or 0) == 0 and step == 1 and (end is None or end >= x.shape[dim]) and src.shape == x.shape):
         raise Unsupported("slice_scatter over part of its input")
-    return L.copy(L.g.cast(src, x.dtype) if src.dtype != x.dtype else src)
+    return lower.copy(lower.g.cast(src, x.dtype) if src.dtype != x.dtype else src)
 
 
 # views --------------------------------------------------------------------------
 @lowers(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
-def _view(L, node, x, size):
-    return reshape(L.g, x, size)
+def _view(lower, node, x, size):
+    return reshape(lower.g, x, size)
 
 
 @lowers(aten.permute.default)
-def _permute(L, node, x, dims):
-    return permute(L.g, x, dims)
+def _permute(lower, node, x, dims):
+    return permute(lower.g, x, dims)
 
 
 @lowers(aten.t.default)
-def _t(L, node, x):
-    return permute(L.g, x, [1, 0]) if len(x.shape) == 2 else x
+def _t(lower, node, x):
+    return permute(lower.g, x, [1, 0]) if len(x.shape) == 2 else x
 
 
 @lowers(aten.transpose.int)
-def _transpose(L, node, x, d0, d1):
+def _transpose(lower, node, x, d0, d1):
     rank = len(x.shape)
     dims = list(range(rank))
     dims[d0 % rank], dims[d1 % rank] = dims[d1 % rank], dims[d0 % rank]
-    return permute(L.g, x, dims)
+    return permute(lower.g, x, dims)
 
 
 @lowers(aten.expand.default)
-def _expand(L, node, x, size, implicit=False):
+def _expand(lower, node, x, size, implicit=False):
     size = list(size)
     off = len(size) - len(x.shape)
     size = [x.shape[i - off] if s == -1 else s for i, s in enumerate(size)]
-    return broadcast(L.g, x, tuple(size))
+    return broadcast(lower.g, x, tuple(size))
 
 
 @lowers(aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
         torch.ops.prims.squeeze.default)
-def _squeeze(L, node, x, *dims):
-    return reshape(L.g, x, L.shape(node))
+def _squeeze(lower, node, x, *dims):
+    return reshape(lower.g, x, lower.shape(node))
 
 
 @lowers(aten.slice.Tensor)
-def _slice(L, node, x, dim=0, start=None, end=None, step=1):
-    return slice_(L.g, x, dim, start, end, step)
+def _slice(lower, node, x, dim=0, start=None, end=None, step=1):
+    return slice_(lower.g, x, dim, start, end, step)
 
 
 @lowers(aten.select.int)
-def _select(L, node, x, dim, index):
-    return select(L.g, x, dim, index)
+def _select(lower, node, x, dim, index):
+    return select(lower.g, x, dim, index)
 
 
 @lowers(aten.split.Tensor, aten.split_with_sizes.default)
-def _split(L, node, x, sizes, dim=0):
+def _split(lower, node, x, sizes, dim=0):
     dim %= len(x.shape)
     if isinstance(sizes, int):
         n = x.shape[dim]
         sizes = [min(sizes, n - i) for i in range(0, n, sizes)]
     outs, start = [], 0
     for s in sizes:
-        outs.append(slice_(L.g, x, dim, start, start + s, 1))
+        outs.append(slice_(lower.g, x, dim, start, start + s, 1))
         start += s
     return tuple(outs)
 
 
 @lowers(aten.unbind.int)
-def _unbind(L, node, x, dim=0):
-    return tuple(select(L.g, x, dim, i) for i in range(x.shape[dim % len(x.shape)]))
+def _unbind(lower, node, x, dim=0):
+    return tuple(select(lower.g, x, dim, i) for i in range(x.shape[dim % len(x.shape)]))
 
 
 # reductions ---------------------------------------------------------------------
 @lowers(aten.sum.dim_IntList, aten.sum.default)
-def _sum(L, node, x, dims=None, keepdim=False, dtype=None):
-    return reduce(L.g, "sum", x, dims, keepdim, L.dtype(node))
+def _sum(lower, node, x, dims=None, keepdim=False, dtype=None):
+    return reduce(lower.g, "sum", x, dims, keepdim, lower.dtype(node))
 
 
 @lowers(aten.prod.dim_int, aten.prod.default)
-def _prod(L, node, x, dim=None, keepdim=False, dtype=None):
-    return reduce(L.g, "prod", x, dim, keepdim, L.dtype(node))
+def _prod(lower, node, x, dim=None, keepdim=False, dtype=None):
+    return reduce(lower.g, "prod", x, dim, keepdim, lower.dtype(node))
 
 
 @lowers(aten.mean.dim, aten.mean.default)
-def _mean(L, node, x, dims=None, keepdim=False, dtype=None):
-    out = L.dtype(node)
-    s = reduce(L.g, "sum", x, dims, keepdim, out)
+def _mean(lower, node, x, dims=None, keepdim=False, dtype=None):
+    out = lower.dtype(node)
+    s = reduce(lower.g, "sum", x, dims, keepdim, out)
     n = max(x.numel() // max(s.numel(), 1), 1)
-    return pointwise(L.g, "div", [s, _as_float(n)], out)
+    return pointwise(lower.g, "div", [s, _as_float(n)], out)
 
 
 @lowers(aten.amax.default, aten.amin.default)
-def _amax(L, node, x, dims=(), keepdim=False):
-    return reduce(L.g, "max" if op_name(node.target) == "amax" else "min", x, dims, keepdim, L.dtype(node))
+def _amax(lower, node, x, dims=(), keepdim=False):
+    return reduce(lower.g, "max" if op_name(node.target) == "amax" else "min", x, dims, keepdim, lower.dtype(node))
 
 
 @lowers(aten.any.dim, aten.any.dims, aten.any.default)
-def _any(L, node, x, dims=None, keepdim=False):
-    return reduce(L.g, "any", x, dims, keepdim, torch.bool)
+def _any(lower, node, x, dims=None, keepdim=False):
+    return reduce(lower.g, "any", x, dims, keepdim, torch.bool)
 
 
 def _as_float(n):
@@ -521,8 +522,8 @@ def _as_float(n):
     return n if isinstance(n, symbolic_mod.Dim) else float(n)
 
 
-def _var(L, x, dims, correction, keepdim, out):
-    g = L.g
+def _var(lower, x, dims, correction, keepdim, out):
+    g = lower.g
     rank = len(x.shape)
     dims = list(range(rank)) if not dims else [d % rank for d in ([dims] if isinstance(dims, int) else dims)]
     n = math.prod(x.shape[d] for d in dims)
@@ -551,13 +552,13 @@ def _var(L, x, dims, correction, keepdim, out):
 
 
 @lowers(aten.var.correction)
-def _var_c(L, node, x, dims=None, correction=None, keepdim=False):
-    return _var(L, x, dims, correction, keepdim, L.dtype(node))[0]
+def _var_c(lower, node, x, dims=None, correction=None, keepdim=False):
+    return _var(lower, x, dims, correction, keepdim, lower.dtype(node))[0]
 
 
 @lowers(aten.var_mean.correction)
-def _var_mean(L, node, x, dims=None, correction=None, keepdim=False):
-    return _var(L, x, dims, correction, keepdim, L.dtype(node))
+def _var_mean(lower, node, x, dims=None, correction=None, keepdim=False):
+    return _var(lower, x, dims, correction, keepdim, lower.dtype(node))
 
 
 # dropout: the random draw stays in ATen (the same generator calls as eager, so the
@@ -565,11 +566,11 @@ def _var_mean(L, node, x, dims=None, correction=None, keepdim=False):
 # eager's dropout is one fused ATen kernel with its own use of the Philox stream, so
 # the whole op stays an ATen call there: the same mask, at the cost of the fusion.
 @lowers(aten.native_dropout.default)
-def _native_dropout(L, node, x, p, train):
-    g = L.g
+def _native_dropout(lower, node, x, p, train):
+    g = lower.g
     if not train or p == 0:
-        return L.copy(x), g.const(True, x.shape, torch.bool)
-    if L.device.type != "cpu":
+        return lower.copy(x), g.const(True, x.shape, torch.bool)
+    if lower.device.type != "cpu":
         raise Unsupported("dropout on a GPU draws its mask inside ATen's fused kernel")
     p1m = 1.0 - p
     draw = g.extern(_bernoulli_like, [x, p1m], {}, x.shape, x.dtype, contiguous_strides(x.shape))
@@ -584,15 +585,15 @@ def _bernoulli_like(x: torch.Tensor, p: float) -> torch.Tensor:
 
 
 @lowers(aten.native_dropout_backward.default)
-def _native_dropout_backward(L, node, grad, mask, scale):
-    out = L.dtype(node)
-    g = L.g
+def _native_dropout_backward(lower, node, grad, mask, scale):
+    out = lower.dtype(node)
+    g = lower.g
     return pointwise(g, "mul", [pointwise(g, "mul", [grad, g.cast(mask, out)], out), scale], out)
 
 
 @lowers(aten.gelu.default)
-def _gelu(L, node, x, approximate="none"):
-    g, out = L.g, L.dtype(node)
+def _gelu(lower, node, x, approximate="none"):
+    g, out = lower.g, lower.dtype(node)
     if approximate == "tanh":
         k = math.sqrt(2.0 / math.pi)
         x3 = pointwise(g, "mul", [pointwise(g, "mul", [x, x], out), x], out)
