@@ -7,6 +7,8 @@
     cse          one node per distinct computation
     dce          drop what simplification orphaned
     fuse         decide buffers; group members into pointwise / reduction kernels
+    input_writes a new value of an input (copy_ into it, kept in the graph) stored into
+                 the input by the kernel computing it, after every reader of the old value
     plan_memory  the step order that lowers the peak; liveness; outputs written in place
                  over dying inputs, dead storages handed to new buffers; the planned peak
     render       kernels -> source: one C++ translation unit (CPU) or one Triton
@@ -36,6 +38,7 @@ from bessemer.compiler.codegen import backends
 from bessemer.compiler.codegen.wrapper import write_wrapper
 from bessemer.compiler.lowering.lower import lower
 from bessemer.compiler.passes.fuse import fuse
+from bessemer.compiler.passes.input_writes import write_into_inputs
 from bessemer.compiler.passes.memory import plan_memory
 from bessemer.compiler.passes.simplify import cse, dce, fold_views, simplify
 from bessemer.compiler.ir.verify import verify_graph, verify_schedule
@@ -126,7 +129,11 @@ class Pipeline:
         donated = frozenset(f"arg{i}" for i in gm.meta.get("bessemer_donated", ()))  # placeholder i is arg<i>
         # saved values the caller may still hold: planned over, and checked at run time
         maybe = frozenset(f"arg{i}" for i in gm.meta.get("bessemer_maybe_donated", ())) - donated
-        plan = self._timed("plan_memory", plan_memory, sched, donated | maybe)
+        writes = self._timed("input_writes", write_into_inputs, sched)
+        if writes.written:
+            self._dump("input_writes", writes.format())
+            self._verify(verify_schedule, sched, "input_writes")
+        plan = self._timed("plan_memory", plan_memory, sched, donated | maybe, writes.stores)
         self._dump("plan_memory", plan.format())
         src, kernels = self._timed("render", backend.render, sched)
         self._dump("kernels", src, backend.source_ext)
@@ -139,7 +146,7 @@ class Pipeline:
             placeholders.append(f"arg{i}" if isinstance(ex, torch.Tensor) else f"_unused{i}")
         sources = sizes.sources if sizes is not None and sizes.symbolic else None
         wrapper, consts = self._timed("wrapper", write_wrapper, sched, plan, kernels, backend, placeholders,
-                                      sources, maybe)
+                                      sources, maybe, writes.written)
         fn = self._timed("load", runtime.load, wrapper, consts, built, device)
         self._dump("wrapper", wrapper, "py")
         n_k = len(sched.kernels)

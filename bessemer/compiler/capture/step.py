@@ -11,12 +11,15 @@ parameters as fresh leaves, `torch.autograd.grad` for the backward and the updat
 written in place on the parameter and state tensors it receives. AOTAutograd
 traces it once per input signature: its trace runs autograd at trace time, so the
 backward's ATen ops land in the same graph as the forward's; it functionalizes the
-in-place updates (the graph returns the new values, its runtime wrapper copies them
-into the tensors that were passed: the model's parameters, buffers such as a
-BatchNorm's running statistics, and the optimizer's state). The graph goes through
-the pipeline as one inference graph: one generated program per step, whose memory
-plan frees each gradient after the last kernel that reads it (its update), and no
-autograd engine, Dynamo frame or separate optimizer launch in between.
+in-place updates and keeps them in the graph as `copy_` of each new value into the
+tensor that was passed (the model's parameters, buffers such as a BatchNorm's running
+statistics, and the optimizer's state). The graph goes through the pipeline as one
+inference graph: one generated program per step and no autograd engine, Dynamo frame
+or separate optimizer launch in between. The pipeline turns each such copy into the
+update kernel storing the new value straight into the parameter or state
+(passes/input_writes.py), run as soon as the gradient is complete and the old value
+read for the last time; the gradient dies with it. Parameters and state keep their
+storage across steps, and the step holds no second copy of them.
 
 Semantics kept from eager: the optimizer object stays the source of truth (its
 `state` and `param_groups` are read and written as torch keeps them, so
@@ -95,8 +98,10 @@ class _StepProgram:
         be = owner.backend
         from torch._functorch.aot_autograd import aot_function
         from bessemer.compiler.capture.backend import _LazyDecompositions
+        # the updates stay in the graph as copy_ into the inputs, which the pipeline turns into
+        # kernels storing each new value into its parameter or state (passes/input_writes.py)
         self.compiled = aot_function(self.fn, fw_compiler=be.compiler("inference"),
-                                     decompositions=_LazyDecompositions())
+                                     keep_inference_input_mutations=True, decompositions=_LazyDecompositions())
 
     def fn(self, params, buffers, states, lrs, args, kwargs):
         o = self.owner
