@@ -8,7 +8,9 @@ compiles like any other graph.
 
 `hyper(kind, group)` is what a program bakes in; `update(hyper, p, g, st, lr)`
 is one parameter's update, in place on p (and its state), op for op as torch's
-single-tensor step computes it.
+single-tensor step computes it. The compiled code rounds as bessemer's kernels
+do (fused expressions, the backend's sqrt), so results agree with eager's to
+float rounding, not bit for bit.
 """
 from __future__ import annotations
 
@@ -24,12 +26,19 @@ def hyper(kind: str, g: dict) -> tuple:
                 bool(g["nesterov"]), bool(g["maximize"]))
     b1, b2 = g["betas"]
     return ("adam", float(b1), float(b2), float(g["eps"]), float(g["weight_decay"]),
-            bool(g.get("decoupled_weight_decay", False)), bool(g["maximize"]))
+            bool(g.get("decoupled_weight_decay", False)), bool(g["maximize"]), bool(g.get("amsgrad", False)))
 
 
-def update(hyper: tuple, p: torch.Tensor, g: torch.Tensor, st: Optional[list], lr: torch.Tensor) -> list:
+def update(hyper: tuple, p: torch.Tensor, g: torch.Tensor, st: Optional[list], lr: torch.Tensor,
+           step: Optional[torch.Tensor] = None) -> list:
     """One parameter's update, in place on p (and st), as torch's single-tensor step computes
-    it; returns the state tensors it creates (SGD's first momentum buffer)."""
+    it; returns the state tensors it creates (SGD's first momentum buffer).
+
+    st: SGD [momentum_buffer] (None: the first step makes it), Adam [exp_avg, exp_avg_sq,
+    step] plus max_exp_avg_sq with amsgrad. lr: a float64 0-d tensor. step: Adam's step
+    count after this update as a float64 0-d tensor, for a caller that counts steps itself
+    (torch keeps them on the CPU whatever the parameter's device); None: the update adds 1
+    to st's step tensor and reads it."""
     lr64, lr = lr, lr.to(p.dtype)
     if hyper[0] == "sgd":
         _, momentum, dampening, wd, nesterov, maximize = hyper
@@ -47,10 +56,12 @@ def update(hyper: tuple, p: torch.Tensor, g: torch.Tensor, st: Optional[list], l
             d = d + buf * momentum if nesterov else buf
         p.sub_(d * lr)
         return made
-    _, beta1, beta2, eps, wd, decoupled, maximize = hyper
-    exp_avg, exp_avg_sq, step_t = st
+    _, beta1, beta2, eps, wd, decoupled, maximize, amsgrad = hyper
+    exp_avg, exp_avg_sq = st[0], st[1]
     d = -g if maximize else g
-    step_t.add_(1)
+    if step is None:
+        st[2].add_(1)
+        step = st[2].to(torch.float64)
     if wd != 0:
         if decoupled:
             p.mul_((1 - lr64 * wd).to(p.dtype))
@@ -59,10 +70,13 @@ def update(hyper: tuple, p: torch.Tensor, g: torch.Tensor, st: Optional[list], l
     exp_avg.lerp_(d, 1 - beta1)
     exp_avg_sq.mul_(beta2).addcmul_(d, d, value=1 - beta2)
     # the bias corrections in float64, as torch computes them from the step's value
-    step = step_t.to(torch.float64)
     bc1 = 1 - torch.pow(beta1, step)
     bc2 = 1 - torch.pow(beta2, step)
     step_size = (lr64 / bc1).to(p.dtype)
-    denom = (exp_avg_sq.sqrt() / bc2.sqrt().to(p.dtype)).add_(eps)
+    second = exp_avg_sq
+    if amsgrad:
+        second = st[3]
+        torch.maximum(second, exp_avg_sq, out=second)
+    denom = (second.sqrt() / bc2.sqrt().to(p.dtype)).add_(eps)
     p.sub_(exp_avg / denom * step_size)
     return []

@@ -83,7 +83,7 @@ def test_subclass_that_keeps_step_compiles(config, no_warnings):
     assert fused_step_of(opt).fused_groups == 2
 
 
-@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.complex64])
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
 def test_unsupported_dtype(dtype, config):
     def run(compiled):
         torch.manual_seed(0)
@@ -193,7 +193,7 @@ def test_group_added_later(config):
     def run(compiled):
         torch.manual_seed(0)
         a = nn.Parameter(torch.randn(30))
-        b = nn.Parameter(torch.randn(30, dtype=torch.bfloat16))
+        b = nn.Parameter(torch.randn(30, dtype=torch.complex64))
         opt = SGD([a], lr=0.1, momentum=0.9)
         if compiled:
             compile_optimizer(opt, config)
@@ -205,7 +205,7 @@ def test_group_added_later(config):
         return a, b, opt
     a_e, b_e, _ = run(False)
     (a_c, b_c, o_c), msgs = _collect(lambda: run(True))
-    assert len(msgs) == 1 and "bfloat16" in msgs[0]
+    assert len(msgs) == 1 and "complex64" in msgs[0]
     assert torch.equal(a_e, a_c) and torch.equal(b_e, b_c)
     assert fused_step_of(o_c).fused_groups == 3
 
