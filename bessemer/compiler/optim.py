@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import inspect
+import itertools
 import logging
 import os
 import sys
@@ -32,6 +33,7 @@ import torch
 from torch.optim.optimizer import _get_scalar_dtype
 
 from bessemer.config import TrainingCompilerConfig
+from bessemer.compiler import optim_ir, optim_rules
 from bessemer.compiler.codegen import build as _build
 from bessemer.compiler.codegen import optim_cpp
 from bessemer.compiler.codegen.optim_cpp import UpdateSpec
@@ -39,6 +41,7 @@ from bessemer.compiler.codegen.optim_cpp import UpdateSpec
 log = logging.getLogger("bessemer")
 
 _ATTR = "_bessemer_fused_step"        # the FusedStep of a compiled optimizer instance
+VIAS = ("auto", "template", "ir")      # compile_optimizer(via=...): see the module docstring
 _DTYPES = {torch.float32: "float32", torch.float64: "float64"}
 
 
@@ -394,17 +397,21 @@ _GROUP_CALLS = {"sgd": _sgd_calls, "adam": _adam_calls}
 class FusedStep:
     """The compiled step of one optimizer instance (kept as an attribute of it)."""
 
-    def __init__(self, opt: torch.optim.Optimizer, kind: str, config: TrainingCompilerConfig):
+    def __init__(self, opt: torch.optim.Optimizer, kind: str, config: TrainingCompilerConfig, via: str = "auto"):
         self.opt_ref = weakref.ref(opt)
         self.kind = kind
         self.config = config
+        self.via = via
         self.kernels: dict[UpdateSpec, Kernel] = {}
         self.failed: dict[UpdateSpec, str] = {}        # spec -> gcc's message
+        self.programs: dict[tuple, optim_ir.Program] = {}   # IR path: signature -> compiled program
+        self.program_failed: dict[tuple, str] = {}
         self.warned: set[str] = set()
         cls_step = type(opt).step
         # torch's step below its hook layer (the hooks already ran in ours).
         self.eager_step = cls_step.__wrapped__ if getattr(cls_step, "hooked", False) else cls_step
-        self.fused_groups = 0      # group updates that ran the kernel (for tests and debugging)
+        self.fused_groups = 0      # group updates that ran compiled, either path (for tests and debugging)
+        self.ir_groups = 0         # of those, the ones that ran a program compiled through the IR
         self.eager_groups = 0      # group updates that ran torch's step
 
     # -- kernels -------------------------------------------------------------
@@ -435,11 +442,23 @@ class FusedStep:
             _warn(msg)
 
     # -- one step ------------------------------------------------------------
-    def plan(self, opt: torch.optim.Optimizer, group: dict) -> tuple[list[tuple[_Call, Kernel]], Optional[str]]:
-        """The kernel calls that update `group`, or why it runs eagerly this step."""
+    def uses_template(self, group: dict) -> bool:
+        """Whether `group` runs the template kernel this step (else a program compiled through
+        the IR): under via="auto", when the config renders C++ and every parameter with a
+        gradient is a float32/float64 CPU tensor."""
+        if self.via != "auto":
+            return self.via == "template"
+        if self.config.backend == "triton":
+            return False
+        return all(p.grad is None or (p.is_cpu and p.dtype in _DTYPES) for p in group["params"])
+
+    def plan(self, opt: torch.optim.Optimizer, group: dict) -> tuple[list, Optional[str]]:
+        """The kernel or program calls that update `group`, or why it runs eagerly this step."""
         why = _option_reason(group)
         if why:
             return [], why
+        if not self.uses_template(group):
+            return self.plan_ir(opt, group)
         calls, why = _GROUP_CALLS[self.kind](opt, group)
         if why:
             return [], why
@@ -451,6 +470,43 @@ class FusedStep:
             planned.append((call, k))
         return planned, None
 
+    def plan_ir(self, opt: torch.optim.Optimizer, group: dict) -> tuple[list, Optional[str]]:
+        """The compiled programs that update `group` (one per device), or why it runs eagerly."""
+        lr, _, why = _lr(group)
+        if why:
+            return [], why
+        keys = (("weight_decay", None), ("momentum", None), ("dampening", None)) if self.kind == "sgd" else (
+            ("betas", 0), ("betas", 1), ("weight_decay", None), ("eps", None))
+        for key, index in keys:
+            if (why := _scalar(group, key, index)[1]):
+                return [], why
+        calls, why = optim_ir.collect(opt, group, self.kind, optim_rules.hyper(self.kind, group))
+        if why:
+            return [], why
+        planned = []
+        for call in calls:
+            prog, why = self.program(call)
+            if why:
+                return [], why
+            planned.append((call, prog, lr))
+        return planned, None
+
+    def program(self, call: optim_ir.IRCall) -> tuple[Optional[optim_ir.Program], Optional[str]]:
+        """(the compiled program for call's signature, None), or (None, why it did not compile)."""
+        key = call.key()
+        prog = self.programs.get(key)
+        if prog is not None:
+            return prog, None
+        if key in self.program_failed:
+            return None, self.program_failed[key]
+        try:
+            prog = optim_ir.compile_program(call, self.config, f"optimizer{next(_program_ids)}")
+        except Exception as e:  # noqa: BLE001 - a group the pipeline cannot compile runs eagerly
+            self.program_failed[key] = f"compiling the update through bessemer's IR failed ({_first_line(e)})"
+            return None, self.program_failed[key]
+        self.programs[key] = prog
+        return prog, None
+
     def run(self, opt: torch.optim.Optimizer) -> None:
         plans = [(group, *self.plan(opt, group)) for group in opt.param_groups]
         # Report before updating anything, so that fallback="error" never leaves
@@ -459,12 +515,34 @@ class FusedStep:
             if why:
                 self.fallback(why)
         for group, planned, why in plans:
+            if not why and planned and len(planned[0]) == 3:
+                why = self.run_programs(planned)
+                if why:
+                    self.fallback(why)
             if why:
                 self.run_eager_group(opt, group)
                 continue
-            for call, k in planned:
-                call.run(k)
+            if not planned or len(planned[0]) == 2:
+                for call, k in planned:
+                    call.run(k)
+            else:
+                self.ir_groups += 1
             self.fused_groups += 1
+
+    def run_programs(self, planned: list) -> Optional[str]:
+        """Run a group's programs; None, or why the group runs eagerly instead: a program that
+        fails at its first run (a Triton kernel's first launch) has written nothing."""
+        for i, (call, prog, lr) in enumerate(planned):
+            first = prog.runs == 0
+            try:
+                optim_ir.run(call, prog, lr)
+            except Exception as e:  # noqa: BLE001
+                if not first or i > 0 or self.config.fallback == "error":
+                    raise
+                del self.programs[prog.key]
+                self.program_failed[prog.key] = f"the update compiled through bessemer's IR failed at its first run ({_first_line(e)})"
+                return self.program_failed[prog.key]
+        return None
 
     def run_eager_group(self, opt: torch.optim.Optimizer, group: dict) -> None:
         # torch's step updates every group in opt.param_groups; show it only this one.
@@ -475,6 +553,14 @@ class FusedStep:
         finally:
             opt.param_groups = groups
         self.eager_groups += 1
+
+
+_program_ids = itertools.count()
+
+
+def _first_line(e: BaseException) -> str:
+    lines = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__
 
 
 def _fused_step(self: torch.optim.Optimizer, closure: Optional[Callable[[], Any]] = None) -> Any:
@@ -533,14 +619,18 @@ def _warn_or_raise(config: TrainingCompilerConfig, opt: Any, reason: str) -> Non
     _warn(msg)
 
 
-def compile_optimizer(optimizer: torch.optim.Optimizer, config: Optional[TrainingCompilerConfig] = None) -> None:
-    """Make `optimizer.step()` run the fused update (in place; returns None).
+def compile_optimizer(optimizer: torch.optim.Optimizer, config: Optional[TrainingCompilerConfig] = None,
+                      *, via: str = "auto") -> None:
+    """Make `optimizer.step()` run the compiled update (in place; returns None).
 
     Supported: torch.optim.SGD (momentum, dampening, nesterov, weight decay,
-    maximize), Adam and AdamW (amsgrad, weight decay, maximize), float32 and
-    float64 CPU parameters. Anything else keeps torch's step, with one warning
-    (or OptimizerCompileError when config.fallback == "error"). Calling it again
-    on a compiled optimizer does nothing.
+    maximize), Adam and AdamW (amsgrad, weight decay, maximize); float32,
+    float64, bfloat16 and float16 parameters on the CPU or a CUDA GPU. Anything
+    else keeps torch's step, with one warning (or OptimizerCompileError when
+    config.fallback == "error"). Calling it again on a compiled optimizer does
+    nothing. `via`: "auto" (the module docstring says which path runs where),
+    "template" (the C++ template only: float32/float64 CPU parameters) or "ir"
+    (programs compiled through bessemer's IR only), for measuring and testing.
     """
     if config is None:
         config = TrainingCompilerConfig()
@@ -548,28 +638,31 @@ def compile_optimizer(optimizer: torch.optim.Optimizer, config: Optional[Trainin
         raise ValueError(f"compile_optimizer expects a TrainingCompilerConfig, got {type(config).__name__}")
     if not isinstance(optimizer, torch.optim.Optimizer):
         raise ValueError(f"compile_optimizer expects a torch.optim.Optimizer, got {type(optimizer).__name__}")
+    if via not in VIAS:
+        raise ValueError(f"compile_optimizer: via must be one of {', '.join(VIAS)}, got {via!r}")
     if _ATTR in optimizer.__dict__:
         return
     kind, why = _kind_of(optimizer)
-    if why is None and _use_cuda_fused(optimizer):
-        return
     current = optimizer.__dict__.get("step")
     by_scheduler = current is not None and getattr(current, "_wrapped_by_lr_sched", False)
     if why is None and current is not None and not by_scheduler:
         why = "its step was replaced on the instance"
+    param_reason = _param_reason if via == "template" else optim_ir.param_reason
     for group in optimizer.param_groups if why is None else ():
         why = _option_reason(group) or next(
-            (r for p in group["params"] if (r := _param_reason(p))), None)
+            (r for p in group["params"] if (r := param_reason(p))), None)
         if why:
             break
     if why:
         _warn_or_raise(config, optimizer, why)
         return
 
-    runner = FusedStep(optimizer, kind, config)
-    # Build the kernels the current groups need now, so that a compiler failure
-    # shows at compile time (and the first step is not slow).
-    for spec in _expected_specs(optimizer, kind):
+    runner = FusedStep(optimizer, kind, config, via)
+    # Build the template kernels the current groups need now, so that a compiler
+    # failure shows at compile time (and the first step is not slow). The IR
+    # path's programs depend on which parameters have gradients and state: each
+    # compiles at the first step that needs it.
+    for spec in _expected_specs(optimizer, kind, runner):
         _, why = runner.kernel(spec)
         if why:
             _warn_or_raise(config, optimizer, why)
@@ -579,31 +672,14 @@ def compile_optimizer(optimizer: torch.optim.Optimizer, config: Optional[Trainin
     optimizer.step = _mark_step_called(optimizer, step) if by_scheduler else step
 
 
-def _use_cuda_fused(opt: torch.optim.Optimizer) -> bool:
-    """On a GPU the update runs torch's own fused CUDA kernel (one multi-tensor
-    launch per group, fed by GradScaler directly): switched on for optimizers whose
-    every parameter is a plain CUDA tensor and whose groups left foreach, fused,
-    capturable and differentiable unset. Fused and foreach updates differ only by
-    float rounding."""
-    params = [p for g in opt.param_groups for p in g["params"]]
-    if not params or not all(type(p) in _PLAIN and p.is_cuda and p.is_floating_point() for p in params):
-        return False
-    if any(g.get(o) for g in opt.param_groups for o in ("foreach", "fused", "capturable", "differentiable")):
-        return False
-    for g in opt.param_groups:
-        g["fused"] = True
-        g["foreach"] = None
-    opt.defaults["fused"] = True
-    opt._step_supports_amp_scaling = True   # as torch sets for fused optimizers: GradScaler hands it found_inf
-    log.info("bessemer: %s steps with torch's fused CUDA kernel", type(opt).__name__)
-    return True
-
-
-def _expected_specs(opt: torch.optim.Optimizer, kind: str) -> list[UpdateSpec]:
-    """The specs the current param groups will ask for (by hyperparameters and dtypes)."""
+def _expected_specs(opt: torch.optim.Optimizer, kind: str, runner: FusedStep) -> list[UpdateSpec]:
+    """The template specs the current param groups will ask for (by hyperparameters and dtypes)."""
     specs = []
     step_dtype = _DTYPES[_get_scalar_dtype()]
     for g in opt.param_groups:
+        if runner.via == "ir" or (runner.via == "auto" and runner.config.backend == "triton") or any(
+                not (p.is_cpu and p.dtype in _DTYPES) for p in g["params"]):
+            continue   # the IR path's group
         try:
             wd = float(g["weight_decay"])
             dtypes = sorted({_DTYPES[p.dtype] for p in g["params"]})

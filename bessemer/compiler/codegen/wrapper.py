@@ -27,8 +27,9 @@ RUNTIME_NAMES = ("torch", "_layout", "_as_strided", "_empty", "_reuse", "_sole",
 class WrapperWriter:
     def __init__(self, sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], backend,
                  placeholder_names: list[str], size_sources: Optional[dict] = None,
-                 conditional: frozenset = frozenset()):
+                 conditional: frozenset = frozenset(), written: frozenset = frozenset()):
         self.sched = sched
+        self.written = written           # input names the program writes into (input_writes.py)
         self.size_sources = size_sources or {}
         self.plan = plan
         self.kernels = {k.name: k for k in kernels}
@@ -106,9 +107,19 @@ class WrapperWriter:
             # otherwise (sizes of 1 aside) is copied into the compiled layout
             got = ", ".join(f"{n.name}.stride()" for n in checked)
             want = ", ".join(repr(tuple(n.stride)) for n in checked)
+            back = [n for n in checked if n.name in self.written]
+            if back:
+                self.emit("_back = []")
             self.emit(f"if ({got},) != ({want},):")
             for n in checked:
-                self.emit(f"{n.name} = {_layout_call(n.name, n)}", 2)
+                if n in back:
+                    # the program writes into this input: a copy in the compiled layout is
+                    # written instead and copied into the caller's tensor at the end
+                    self.emit(f"_t = {_layout_call(n.name, n)}", 2)
+                    self.emit(f"if _t is not {n.name}: _back.append(({n.name}, _t))", 2)
+                    self.emit(f"{n.name} = _t", 2)
+                else:
+                    self.emit(f"{n.name} = {_layout_call(n.name, n)}", 2)
         # inputs planned over only if nobody else holds them: asked once, before any view of them
         for n in inputs:
             if n.name in self.conditional and (n in plan.inplace.values() or n in self.taken):
@@ -142,7 +153,10 @@ class WrapperWriter:
                 if b in self.taken:
                     continue
                 self.emit(f"del {b.name}")
-        self.emit(f"return [{', '.join(self.output_exprs(g.output_node))}]")
+        outs = self.output_exprs(g.output_node)
+        if any(n.name in self.written for n in checked):
+            self.emit("for _dst, _src in _back: _dst.copy_(_src)")
+        self.emit(f"return [{', '.join(outs)}]")
         return "\n".join(self.lines) + "\n"
 
     def output_exprs(self, out: Node) -> list[str]:
@@ -252,11 +266,12 @@ def _dt(dt: torch.dtype) -> str:
 
 def write_wrapper(sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource], backend,
                   placeholder_names: list[str], size_sources: Optional[dict] = None,
-                  conditional: frozenset = frozenset()) -> tuple[str, dict[str, Any]]:
+                  conditional: frozenset = frozenset(), written: frozenset = frozenset()) -> tuple[str, dict[str, Any]]:
     """(the program's source, the constants it refers to by name). `size_sources`: for a
     graph with symbolic sizes, where each size symbol is read from the arguments.
     `conditional`: inputs the plan may write over, which the program does only where it
-    finds them held by nobody else (a saved value the forward also returned)."""
-    w = WrapperWriter(sched, plan, kernels, backend, placeholder_names, size_sources, conditional)
+    finds them held by nobody else (a saved value the forward also returned). `written`: inputs
+    the program writes into (a kernel's store or a copy_), which must reach the caller's tensor."""
+    w = WrapperWriter(sched, plan, kernels, backend, placeholder_names, size_sources, conditional, written)
     src = w.write()
     return src, w.consts

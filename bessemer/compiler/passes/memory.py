@@ -7,6 +7,8 @@ order      The steps are reordered, a topological order of their buffer dependen
            allocates, else the earliest in the fused order. Steps that draw random
            numbers keep their relative order and steps with side effects (or unknown
            callables) stay between the same neighbours, so results do not change.
+           A kernel storing a value into an input (`writes`, passes/input_writes.py)
+           runs after every other reader of that input.
 liveness   A buffer is live from the step that writes it to the last step that reads it
            (directly, through a view, or through an extern output aliasing it); graph
            outputs live past the end. The wrapper drops every buffer after its last
@@ -120,20 +122,26 @@ def _ordered_kind(s) -> Optional[str]:
 
 
 # -- order ----------------------------------------------------------------------------------
-def order_steps(sched: Schedule, info: StepAccesses) -> list[int]:
+def order_steps(sched: Schedule, info: StepAccesses, writes: Optional[dict] = None) -> list[int]:
     """The step indices in the order to run them (see the module docstring)."""
+    writes = writes or {}
     n = len(sched.steps)
     writer: dict[Node, int] = {}
     for i, ws in enumerate(info.writes):
         for w in ws:
             writer[w] = i
     deps: list[set] = [set() for _ in range(n)]
+    old_readers: dict[Node, set] = {d: set() for d in writes.values()}
     for i, rs in enumerate(info.reads):
         for b in rs:
             for x in info.closure(b):
                 j = writer.get(x)
                 if j is not None and j != i:
                     deps[i].add(j)
+                if x in old_readers:
+                    old_readers[x].add(i)
+    for m, d in writes.items():     # the input's old value is read before it is written over
+        deps[writer[m]].update(old_readers[d] - {writer[m]})
     last_random, last_barrier = None, None
     for i, s in enumerate(sched.steps):
         kind = _ordered_kind(s)
@@ -149,6 +157,7 @@ def order_steps(sched: Schedule, info: StepAccesses) -> list[int]:
     if any(j > i for i in range(n) for j in deps[i]):
         return list(range(n))       # not a forward-only dependency order: keep what fusion chose
     outs = _output_bases(sched, info)
+    written = set(writes.values())
     readers: dict[Node, int] = {}
     for rs in info.reads:
         for b in rs:
@@ -164,9 +173,9 @@ def order_steps(sched: Schedule, info: StepAccesses) -> list[int]:
         best, best_key = None, None
         for i in ready:
             # a heuristic of order (any order is correct): sizes at the compiled shape
-            alloc = hint(sum(nbytes(w) for w in _allocations(sched.steps[i], info.writes[i])))
+            alloc = hint(sum(nbytes(w) for w in _allocations(sched.steps[i], info.writes[i]) if w not in writes))
             freed = hint(sum(nbytes(b) for b in info.reads[i] if readers.get(b) == 1 and b not in outs
-                             and b.kind != Kind.CONST))
+                             and b.kind != Kind.CONST and b not in written))
             key = (alloc > freed, i)
             if best_key is None or key < best_key:
                 best, best_key = i, key
@@ -255,11 +264,14 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
 
 
 # -- the plan -----------------------------------------------------------------------------------
-def plan_memory(sched: Schedule, donated: frozenset = frozenset()) -> MemoryPlan:
+def plan_memory(sched: Schedule, donated: frozenset = frozenset(), writes: Optional[dict] = None) -> MemoryPlan:
     """`donated`: names of the graph's inputs it may overwrite once they are dead (a backward's
-    saved tensors that nothing else holds, per AOTAutograd)."""
+    saved tensors that nothing else holds, per AOTAutograd). `writes`: {value: input} stored
+    into the input's memory by the kernel computing it (input_writes.py): in place, and never
+    a dead storage for another buffer (the memory is the caller's)."""
+    writes = writes or {}
     info = StepAccesses(sched)
-    order = order_steps(sched, info)
+    order = order_steps(sched, info, writes)
     _apply_order(sched, order)
     info = StepAccesses(sched)
     g = sched.graph
@@ -286,18 +298,21 @@ def plan_memory(sched: Schedule, donated: frozenset = frozenset()) -> MemoryPlan
     def owned(b: Node) -> bool:
         """A storage the graph allocated and nothing else can see: kernel buffers, and
         outputs of single-output externs that alias nothing."""
-        if b in outs:
+        if b in outs or b in writes:
             return False
         if b in sched.realized or (b.kind == Kind.INPUT and b.name in donated):
             return True
         return b.kind == Kind.EXTERN and not _aliases_input(b) and not b.attrs.get("n_outputs") \
             and b.kind != Kind.GETITEM
 
-    inplace: dict[Node, Node] = {}
+    inplace: dict[Node, Node] = dict(writes)
+    for m, d in writes.items():
+        k = sched.steps[sched.step_of[m]]
+        k.aliased = k.aliased | {m, d}
     for i, s in enumerate(sched.steps):
         if isinstance(s, Kernel) and s.members:
             m = s.members[-1]
-            if m in s.stores and member_role(s, m) == Role.FULL:
+            if m in s.stores and m not in inplace and member_role(s, m) == Role.FULL:
                 d = _inplace_donor(s, m, i, info.reads[i], last_use, owned, sched)
                 if d is not None:
                     inplace[m] = d
