@@ -16,6 +16,7 @@ import torch.nn.functional as F
 
 from bessemer.compiler.capture.backend import make_backend
 from bessemer.compiler.codegen import backends, cpp
+from bessemer.compiler.passes import kernel_plan_cpp
 from bessemer.config import TrainingCompilerConfig
 
 CORES = (1, 2, 16, 64)
@@ -110,7 +111,7 @@ def test_kernels_build_and_match_eager_for_core_count(cores, eager_result, kerne
     assert {rank for kind, rank in kinds if kind == "pointwise"} >= {1, 2, 3, 4, 5}, kinds
     for _, src, _ in rendered:
         assert not _collapse_ok(src), _collapse_ok(src)
-    # a column reduction over many rows splits the rows among threads (cpp._column_split);
+    # a column reduction over many rows splits the rows among threads (kernel_plan_cpp._column_split);
     # one core has no threads to split them among
     assert ("nt_used" in "".join(src for _, src, _ in rendered)) == (cores > 1)
     n_collapse = sum(src.count("collapse(") for _, src, _ in rendered)
@@ -129,5 +130,5 @@ def test_kernels_build_and_match_eager_for_core_count(cores, eager_result, kerne
     ([("o0", 40000)], False, 2, ""),
 ])
 def test_parallel_pragma(loops, inner_simd, cores, want):
-    got = cpp.parallel_pragma(loops, inner_simd, cores)
+    got = cpp.pragma(kernel_plan_cpp.parallel_for(loops, inner_simd, cores))
     assert got.endswith("for" + (" simd" if len(loops) == 1 else "") + want), got

@@ -1,5 +1,5 @@
 """Pointwise kernels that read transposed and write contiguously run in tiles
-(codegen/cpp.py, TRANSPOSE_TILE): values, several outputs of different dtypes, sizes that
+(passes/kernel_plan_cpp.py, TRANSPOSE_TILE): values, several outputs of different dtypes, sizes that
 are not multiples of the tile, and the backward (itself a transpose) match eager."""
 import copy
 
@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import bessemer
-from bessemer.compiler.codegen import cpp
+from bessemer.compiler.passes import kernel_plan_cpp
 
 
 class ToNHWC(torch.nn.Module):
@@ -53,4 +53,4 @@ def test_the_tiles_are_used_where_rows_are_read_across():
     tiled = [s for s in sources if "tile0" in s]
     # the forward's copy to NHWC (two outputs: values and mask) and the backward's copy back
     assert len(tiled) == 2 and any("tile1" in s for s in tiled)
-    assert all(f"[{cpp.TRANSPOSE_TILE[1]}][{cpp.TRANSPOSE_TILE[0]}]" in s for s in tiled)
+    assert all(f"[{kernel_plan_cpp.TRANSPOSE_TILE[1]}][{kernel_plan_cpp.TRANSPOSE_TILE[0]}]" in s for s in tiled)

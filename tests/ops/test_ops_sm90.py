@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from bessemer.compiler.capture.backend import make_backend
-from bessemer.compiler.codegen import triton as triton_mod
+from bessemer.compiler.passes import kernel_plan_triton
 from bessemer.compiler.codegen.triton_aot import check_graphs
 from bessemer.config import TrainingCompilerConfig
 from op_table import DTYPES, OPS, _arg_sets
@@ -49,8 +49,8 @@ def test_op_table_kernels_compile_for_sm90(dtypes, all_configs, tmp_path):
 
 
 def test_looped_reduction_kernels_compile_for_sm90(tmp_path, monkeypatch):
-    monkeypatch.setattr(triton_mod, "PERSISTENT_MAX", 2)
-    monkeypatch.setattr(triton_mod, "SPLIT_MIN_RLEN", 2)   # column reductions split into chunks
+    monkeypatch.setattr(kernel_plan_triton, "PERSISTENT_MAX", 2)
+    monkeypatch.setattr(kernel_plan_triton, "SPLIT_MIN_RLEN", 2)   # column reductions split into chunks
     graphs = _compile_ops(REDUCTIONS, ("fp32", "bf16"), str(tmp_path))
     ok, report = check_graphs(graphs, 90, all_configs=True)
     assert ok, report

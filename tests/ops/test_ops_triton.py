@@ -13,7 +13,7 @@ import pytest
 
 from op_table import OPS, check_op
 
-from bessemer.compiler.codegen import triton as triton_mod
+from bessemer.compiler.passes import kernel_plan_triton
 
 # CPU tensors through Triton's interpreter; on a GPU machine tests/gpu runs these checks on CUDA
 pytestmark = pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="needs Triton's interpreter")
@@ -42,6 +42,6 @@ def test_op_matches_eager_triton_fp64(op_name, cache_dir):
 
 @pytest.mark.parametrize("op_name", REDUCTIONS)
 def test_looped_reduction_matches_eager(op_name, cache_dir, monkeypatch):
-    monkeypatch.setattr(triton_mod, "PERSISTENT_MAX", 2)
-    monkeypatch.setattr(triton_mod, "SPLIT_MIN_RLEN", 2)   # column reductions split into chunks
+    monkeypatch.setattr(kernel_plan_triton, "PERSISTENT_MAX", 2)
+    monkeypatch.setattr(kernel_plan_triton, "SPLIT_MIN_RLEN", 2)   # column reductions split into chunks
     check_op(op_name, "fp32", cache_dir, backend="triton")

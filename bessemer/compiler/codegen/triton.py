@@ -31,34 +31,18 @@ from typing import Optional
 
 import torch
 
-from bessemer.compiler.ir.graph import IndexMap, Node
-from bessemer.compiler.ir.ops import OPS, REDUCTIONS, reduce_spelling, spelling
-from bessemer.compiler.ir.views import contiguous_strides
-from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
-from bessemer.compiler.ir.symbolic import Dim, hint, symbols_in
-from bessemer.compiler.codegen.kernel import CodegenError, KernelBuilder, KernelSource, format_terms
+from bessemer.compiler.ir import loops as L
+from bessemer.compiler.ir.ops import OPS, reduce_spelling, spelling
+from bessemer.compiler.ir.schedule import Schedule
+from bessemer.compiler.ir.symbolic import Dim
+from bessemer.compiler.codegen.kernel import CodegenError, KernelSource
 
 TL_DTYPE = {
     torch.float32: "tl.float32", torch.float64: "tl.float64", torch.bfloat16: "tl.bfloat16",
     torch.float16: "tl.float16", torch.int64: "tl.int64", torch.int32: "tl.int32", torch.int16: "tl.int16",
     torch.int8: "tl.int8", torch.uint8: "tl.uint8", torch.bool: "tl.int1",
 }
-# Rows up to this long are reduced in one tile (persistent); longer rows loop.
-# A tile lives in registers: past 4096 fp32 values per row the spills cost more
-# than the second read of the row a looped kernel pays.
-PERSISTENT_MAX = 4096
 _LOW = (torch.bfloat16, torch.float16)
-# Split column reductions: a bias gradient over [rows, C] has only C / XBLOCK
-# programs (a dozen for C = 768), far too few to fill a GPU. When the reduced
-# length is at least SPLIT_MIN_RLEN and there are fewer than SPLIT_MAX_BLOCKS
-# column blocks, the rows are cut into chunks reduced by separate programs into a
-# small fp32 workspace, and a second launch combines the chunks (in a fixed order:
-# the result does not depend on scheduling). Trades one extra small launch and
-# SPLIT x C floats of memory for enough parallelism.
-SPLIT_MIN_RLEN = 2048
-SPLIT_MAX_BLOCKS = 128
-SPLIT_PROGRAMS = 512   # aim: a few programs per SM of a large GPU
-SPLIT_MIN_CHUNK = 128  # rows per chunk at least: each program streams a useful amount
 
 
 def tl_dtype(dt: torch.dtype) -> str:
@@ -105,7 +89,7 @@ def _is_literal(v: str) -> bool:
         return False
 
 
-def render_op(op: str, args: list[str], n: Node, arg_dtypes: list[torch.dtype]) -> str:
+def render_op(op: str, args: list[str], n, arg_dtypes: list[torch.dtype]) -> str:
     if op not in OPS:
         raise CodegenError(f"no Triton rendering for pointwise op {op!r}")
     dt = n.dtype
@@ -130,12 +114,11 @@ def _predicate(x: Optional[str], dt: Optional[torch.dtype]) -> Optional[str]:
     return x if dt is None or dt == torch.bool else f"({x} != 0)"
 
 
-def _reduce_code(r: Node, part: str, **fields) -> str:
-    """Reduction r's Triton `part` (ops.REDUCTIONS), filled in."""
-    dt = r.dtype
+def render_reduce(op: str, dt: torch.dtype, part: str, **fields) -> str:
+    """Reduction `op`'s Triton `part` (ops.REDUCTIONS) for dtype dt, filled in."""
     info = torch.iinfo(dt) if not dt.is_floating_point and dt != torch.bool else None
-    return reduce_spelling(r.op, "triton", part, dt).format(
-        ct=compute_dtype(dt), name=r.name, imin=info.min if info else "", imax=info.max if info else "", **fields)
+    return reduce_spelling(op, "triton", part, dt).format(
+        ct=compute_dtype(dt), imin=info.min if info else "", imax=info.max if info else "", **fields)
 
 
 PREAMBLE = '''import triton
@@ -205,350 +188,163 @@ class TritonMeta:
                        # from the row length at run time and passes it (NSPLIT, SBLOCK)
 
 
-class TritonKernelWriter(KernelBuilder):
-    """Triton syntax for the KernelBuilder, and the tiling of each kernel kind."""
-
-    def __init__(self, k: Kernel, sched: Schedule):
-        super().__init__(k, sched)
-        self.outer: set[int] = set()
-        self.inner: set[int] = set()
-        self._flat: dict[str, list] = {}   # flat index -> [(group variable, row-major stride)]
-
-    # -- syntax hooks ------------------------------------------------------------
-    def literal(self, v, dt: torch.dtype) -> str:
-        return literal(v, dt)
-
-    def iota(self, n: Node, idx: str) -> str:
-        lin = self.lins[-1]
-        ct = compute_dtype(n.dtype)
-        start, step = n.attrs["start"], n.attrs["step"]
-        if not self._dims(lin):
-            return literal(start + step * lin.const, n.dtype)
-        return f"({literal(start, n.dtype)} + {literal(step, n.dtype)} * ({idx}).to({ct}))"
-
-    def pointwise(self, n: Node, args: list[str]) -> str:
-        return render_op(n.op, args, n, [a.dtype for a in n.args])
-
-    def declare(self, name: str, dt: torch.dtype, code: str) -> str:
-        return f"{name} = {code}"
-
-    def round_low(self, code: str, dt: torch.dtype) -> str:
-        return f"{narrow(code, dt)}.to(tl.float32)"
-
-    def bind_load(self, code: str, lines: list[str]) -> str:
-        # named, so a value loaded once serves every later use in the tile
-        t = self.new_tmp()
-        lines.append(f"{t} = {code}")
-        return t
-
-    def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype) -> str:
-        addr = self.address(base, strides, offset, m)
-        mask = self._mask_for(self.lins[-1])   # none for a load of one fixed element
-        v = f"tl.load({self.param(base)} + {addr}{'' if mask == 'None' else f', {mask}, other=0'})"
-        return f"{v}.to(tl.float32)" if dt in _LOW else v
-
-    def store(self, n: Node, value: str, m_to_node: IndexMap, fill: str) -> str:
-        addr = self.address(n, contiguous_strides(n.shape), 0, m_to_node)
-        if not _is_literal(value):
-            value = narrow(value, n.dtype)
-        mask = "xmask" if fill == "x" else "xrmask"   # a store covers the whole tile of its kind
-        return f"tl.store({self.param(n)} + {addr}{self._fill_for(self.lins[-1], fill)}, {value}, {mask})"
-
-    # -- helpers -----------------------------------------------------------------
-    def _dims(self, lin) -> set:
-        return {d for d, c in enumerate(lin.coef) if c and self.k.shape[d] != 1}
-
-    def _mask_for(self, lin) -> str:
-        """A load's mask: the tile dims its address depends on (the tile's dims,
-        self.outer and self.inner, are set before any expression is rendered)."""
-        used = self._dims(lin)
-        has_o, has_i = bool(used & self.outer), bool(used & self.inner)
-        if has_o and has_i:
-            return "xrmask"
-        if has_o:
-            return "xmask"
-        if has_i:
-            return "rmask"
-        return "None"
-
-    def _fill_for(self, lin, fill: str) -> str:
-        """A store's pointer must have its value's shape: add a zero tile where the
-        address does not depend on a dim of that shape."""
-        used = self._dims(lin)
-        need_x = "x" in fill and not (used & self.outer)
-        need_r = "r" in fill and not (used & self.inner)
-        if need_x and need_r:
-            return " + xrzero"
-        if need_x:
-            return " + xzero"
-        if need_r:
-            return " + rzero"
-        return ""
-
-    def render_lin(self, lin, var_of) -> str:
-        """As the base renders it, except that where the form walks all the group
-        variables of a flat index in row-major order (coefficients c * the size of the
-        groups after each), it is written as c * that flat index: Triton then sees
-        contiguous addresses and vectorizes the loads and stores."""
-        terms = self.lin_terms(lin, var_of)
-        for flat, groups in self._flat.items():
-            if not groups or any(v not in terms for v, _ in groups):
-                continue
-            c = terms[groups[-1][0]]
-            if all(terms[v] == c * stride for v, stride in groups):
-                for v, _ in groups:
-                    del terms[v]
-                terms[flat] = c
-        return format_terms(terms, lin.const)
-
-    def _index_lines(self, groups, var: str, prefix: str, pad: str) -> tuple[list[str], dict]:
-        """Decompose a flat index into one variable per merged group of dims."""
-        lines, var_of = [], {}
-        sizes = [math.prod(self.k.shape[d] for d in g) for g in groups]
-        self._flat[var] = [(f"{prefix}{gi}", math.prod(sizes[gi + 1:])) for gi in range(len(groups))]
-        for gi, g in enumerate(groups):
-            div = math.prod(sizes[gi + 1:])
-            e = var if div == 1 else f"({var} // {div})"
-            if gi > 0:
-                e = f"({e} % {sizes[gi]})"
-            lines.append(f"{pad}{prefix}{gi} = {e}")
-            for d in g:
-                var_of[d] = (f"{prefix}{gi}", g[-1])
-        return lines, var_of
-
-    def _index_type(self) -> str:
-        """int32 indexing unless an address can pass 2**31."""
-        big = math.prod(self.k.shape) if self.k.shape else 1
-        for lin in self.lins:
-            reach = abs(lin.const) + sum(abs(c) * (self.k.shape[d] - 1) for d, c in enumerate(lin.coef))
-            big = max(big, reach)
-        return "tl.int64" if big >= 2 ** 31 - 1 else "tl.int32"
-
-    # -- the kernel ----------------------------------------------------------------
-    def render(self) -> KernelSource:
-        if not self.k.red:
-            return self._render_pointwise()
-        return self._render_reduction()
-
-    def _outer_members(self, mbrs, row_cache: dict) -> list[str]:
-        """Per-row members (mean, rstd): computed at the row index, stored, and kept
-        for the members after them."""
-        lines: list[str] = []
-        for mbr in mbrs:
-            rm = outer_map(self.k.shape, self.k.red, mbr.shape)
-            v = self.expr(mbr, rm, lines, row_cache, top=True)
-            lines.append(self.store(mbr, v, rm, "x"))
-            self.row_vals[mbr] = v
-        return lines
-
-    def _render_pointwise(self) -> KernelSource:
-        k = self.k
-        D = self.D
-        dims = [d for d in range(D) if k.shape[d] != 1]
-        self.outer = set(dims)
-        ident = IndexMap.identity(D)
-        lines: list[str] = []
-        cache: dict = {}
-        for mbr in k.members:
-            v = self.expr(mbr, ident, lines, cache, top=True)
-            lines.append(self.store(mbr, v, ident, "x"))
-            cache[(mbr, ident)] = v
-        groups = self._merge(dims)
-        numel = math.prod(k.shape) if k.shape else 1
-        it = self._index_type()
-        idx_lines, var_of = self._index_lines(groups, "xs", "x", "    ")
-        code = [f"    xs = tl.program_id(0).to({it}) * XBLOCK + tl.arange(0, XBLOCK).to({it})",
-                f"    xmask = xs < {numel}",
-                "    xzero = xs * 0"] + idx_lines + ["    " + ln for ln in lines]
-        meta = TritonMeta("pointwise", numel, numel, 1, False, False, self.bytes_moved())
-        return self._wrap(code, var_of, meta)
-
-    def _render_reduction(self) -> KernelSource:
-        k = self.k
-        D = self.D
-        red = set(k.red)
-        outer_dims = [d for d in range(D) if d not in red and k.shape[d] != 1]
-        inner_dims = [d for d in range(D) if d in red and k.shape[d] != 1]
-        self.outer, self.inner = set(outer_dims), set(inner_dims)
-        rows = math.prod(k.shape[d] for d in outer_dims)
-        rlen = math.prod(k.shape[d] for d in inner_dims)
-        # a column reduction (innermost dim kept) loops: its tile must be XBLOCK
-        # columns wide for coalesced reads, too wide to hold whole columns
-        column = bool(inner_dims) and self.kind() == "column reduction"
-        persistent = not column and rlen <= PERSISTENT_MAX   # a guard (symbolic sizes): the code differs
-        split, chunk = self._split_plan(column, rows, rlen)
-        if split:
-            return self._render_split(outer_dims, inner_dims, rows, rlen, split, chunk)
-        ident = IndexMap.identity(D)
-        row_cache: dict = {}
-        tile_cache: dict = {}   # persistent: one tile, values shared by all phases
-        body: list[str] = []
-        for role, mbrs in self.phases():
-            if role == Role.OUTER:
-                body += self._outer_members(mbrs, row_cache)
-                continue
-            pre: list[str] = []
-            lines, after, init = [], [], []
-            cache = tile_cache if persistent else {}
-            self.hoist = (pre, row_cache)
-            for mbr in mbrs:
-                if role == Role.REDUCE:
-                    self._reduction(mbr, ident, lines, cache, init, after, persistent)
-                else:
-                    v = self.expr(mbr, ident, lines, cache, top=True)
-                    lines.append(self.store(mbr, v, ident, "xr"))
-            self.hoist = None
-            body += pre + init
-            if persistent:
-                body += lines
-            else:
-                body.append(f"for roff in range(0, {rlen}, RBLOCK):")
-                body += ["    rs = roff + rbase", f"    rmask = rs < {rlen}", "    xrmask = xmask & rmask",
-                         "    rzero = rs * 0", "    xrzero = xzero + rzero"]
-                body += [_ROW_INDEX] + ["    " + ln for ln in lines]
-            body += after
-        it = self._index_type()
-        og, ig = self._merge(outer_dims), self._merge(inner_dims)
-        x_lines, var_of = self._index_lines(og, "xs", "x", "    ")
-        r_lines, r_var = self._index_lines(ig, "rs", "r", "")
-        var_of.update(r_var)
-        code = [f"    xs = tl.program_id(0).to({it}) * XBLOCK + tl.arange(0, XBLOCK).to({it})[:, None]",
-                f"    xmask = xs < {rows}", "    xzero = xs * 0",
-                f"    rbase = tl.arange(0, RBLOCK).to({it})[None, :]"] + x_lines
-        if persistent:
-            code += ["    rs = rbase", f"    rmask = rs < {rlen}", "    xrmask = xmask & rmask",
-                     "    rzero = rs * 0", "    xrzero = xzero + rzero"] + ["    " + ln for ln in r_lines]
-        for ln in body:
-            if ln is _ROW_INDEX:
-                code += ["        " + r for r in r_lines]
-            else:
-                code.append("    " + ln)
-        meta = TritonMeta("reduce", rows * rlen, rows, rlen, persistent, column, self.bytes_moved())
-        return self._wrap(code, var_of, meta)
-
-    def _split_plan(self, column: bool, rows: int, rlen: int) -> tuple[int, int]:
-        """(chunks, rows per chunk) for a column reduction worth splitting, else (0, 0).
-        A heuristic weighed at the compiled shape (symbolic sizes: their hints, no guard):
-        the split code is correct at any size, the number of chunks being derived from the
-        row length at run time."""
-        rows, rlen = hint(rows), hint(rlen)
-        if not column or rlen < SPLIT_MIN_RLEN or -(-rows // 64) >= SPLIT_MAX_BLOCKS:
-            return 0, 0
-        phases = self.phases()
-        if phases[0][0] != Role.REDUCE or any(role != Role.OUTER for role, _ in phases[1:]):
-            return 0, 0   # a reduction that depends on another needs the whole first result
-        for r in phases[0][1]:
-            if not REDUCTIONS[r.op].splittable or not r.dtype.is_floating_point or r.dtype == torch.float64:
-                return 0, 0   # the workspace holds fp32 partials
-        blocks = -(-rows // 64)
-        want = max(2, min(SPLIT_PROGRAMS // blocks, rlen // SPLIT_MIN_CHUNK))
-        chunk = -(-rlen // want)
-        if chunk >= 64:   # chunks start on whole RBLOCK steps
-            chunk = -(-chunk // 64) * 64
-        split = -(-rlen // chunk)
-        return (split, chunk) if split >= 2 else (0, 0)
-
-    def _render_split(self, outer_dims, inner_dims, rows, rlen, split, chunk) -> KernelSource:
-        """Two functions: `<name>` reduces chunk program_id(1) of every column block
-        into the workspace; `<name>_fin` combines the chunks and runs the rest."""
-        k = self.k
-        ident = IndexMap.identity(self.D)
-        (_, reds), *outer_phases = self.phases()
-        pre, init, lines, combine, after = [], [], [], [], []
-        self.hoist = (pre, {})
-        cache: dict = {}
-        infos = [self._reduction(r, ident, lines, cache, init, after, False, combine) for r in reds]
-        self.hoist = None
-        it = self._index_type()
-        og, ig = self._merge(outer_dims), self._merge(inner_dims)
-        x_lines, var_of = self._index_lines(og, "xs", "x", "    ")
-        r_lines, r_var = self._index_lines(ig, "rs", "r", "        ")
-        var_of.update(r_var)
-        head = [f"    xs = tl.program_id(0).to({it}) * XBLOCK + tl.arange(0, XBLOCK).to({it})[:, None]",
-                f"    xmask = xs < {rows}", "    xzero = xs * 0"] + x_lines
-        # symbolic sizes: the number of chunks is an argument (NSPLIT, and SBLOCK its power of 2)
-        dyn = isinstance(rows, Dim) or isinstance(rlen, Dim)
-        n_split = "NSPLIT" if dyn else str(split)
-        part = head + [f"    rbase = tl.arange(0, RBLOCK).to({it})[None, :]",
-                       f"    rstart = tl.program_id(1).to({it}) * {chunk}"]
-        part += ["    " + ln for ln in pre + init]
-        part += [f"    for roff in range(0, {chunk}, RBLOCK):",
-                 "        rs = rstart + roff + rbase", f"        rmask = (rs < {rlen}) & (roff + rbase < {chunk})",
-                 "        xrmask = xmask & rmask", "        rzero = rs * 0", "        xrzero = xzero + rzero"]
-        part += r_lines + ["        " + ln for ln in lines] + ["    " + ln for ln in combine]
-        sb = "SBLOCK" if dyn else str(1 << max(0, (split - 1).bit_length()))
-        fin = head + [f"    sidx = tl.arange(0, {sb})[None, :]", f"    smask = xmask & (sidx < {n_split})"]
-        for i, (acc, r, ident_v) in enumerate(infos):
-            base = f"{i} * {n_split} * {rows}" if dyn else str(i * split * rows)
-            part.append(f"    tl.store(ws + {base} + tl.program_id(1) * {rows} + xs, {acc}, xmask)")
-            fin.append(f"    {acc} = tl.load(ws + {base} + sidx * {rows} + xs, smask, other={ident_v})")
-            fin.append("    " + self._combine_line(acc, r))
-        fin += ["    " + ln for ln in after]
-        row_cache: dict = {}   # fresh: the values hoisted in the first function do not exist here
-        for _, mbrs in outer_phases:
-            fin += ["    " + ln for ln in self._outer_members(mbrs, row_cache)]
-        meta = TritonMeta("reduce", rows * rlen, rows, rlen, False, True, self.bytes_moved(),
-                          split=split, n_acc=len(infos), chunk=chunk if dyn else 0)
-        subst = self._substituter(var_of)
-        bodies = ["\n".join(subst(c) for c in part), "\n".join(subst(c) for c in fin)]
-        syms = symbols_in("\n".join(bodies))
-        params = ", ".join(list(self.params.values()) + syms + ["ws"] + (["NSPLIT"] if dyn else []) +
-                           ["XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"] +
-                           (["SBLOCK: tl.constexpr"] if dyn else []))
-        meta.fn_name = _function_name(params, *bodies)
-        src = f"@triton.jit\ndef {meta.fn_name}({params}):\n{bodies[0]}\n\n\n" \
-              f"@triton.jit\ndef {meta.fn_name}_fin({params}):\n{bodies[1]}\n"
-        return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes,
-                            tuple(syms))
-
-    def _combine_line(self, acc: str, r: Node) -> str:
-        """acc [XBLOCK, N] -> [XBLOCK, 1]: the lanes (or chunks) of reduction r combined."""
-        return f"{acc} = " + _reduce_code(r, "combine", acc=acc)
-
-    def _reduction(self, r: Node, ident, lines, cache, init, after, persistent: bool,
-                   combine: Optional[list] = None) -> tuple[str, Node, str]:
-        """Render reduction r: its accumulation into `lines` (and `init`), the combining
-        of lanes into `combine` (default: `after`), and into `after` the value in r's
-        dtype and r's store. Returns (accumulator, r, identity)."""
-        combine = after if combine is None else combine
-        at = _reduce_code(r, "acc")
-        acc = f"acc{len(self.acc)}"   # numbered in the kernel: the same code for each layer's copy
-        v = self.expr(r.args[0], ident, lines, cache)
-        if _is_literal(v):   # a reduction of a constant: a block of it (a literal has no .to())
-            v = f"tl.full([XBLOCK, RBLOCK], {v}, {compute_dtype(r.args[0].dtype)})"
-        ident_v = _reduce_code(r, "ident")
-        val = _reduce_code(r, "val", v=v, at=at)
-        if persistent:
-            lines.append(f"{acc} = tl.where(xrmask, {val}, {ident_v})")
-        else:
-            init.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {ident_v}, {at})")
-            lines.append(f"{acc} = " + _reduce_code(r, "step", acc=acc, v=v, val=val, ident=ident_v))
-        combine.append(self._combine_line(acc, r))
-        # the value other members read: in the reduction's own dtype
-        read = _reduce_code(r, "read", acc=acc)
-        if read:
-            after.append(f"{acc} = {read}")
-        self.acc[r] = acc
-        if r in self.k.stores:
-            after.append(self.store(r, acc, outer_map(self.k.shape, self.k.red, r.shape), "x"))
-        return acc, r, ident_v
-
-    def _wrap(self, code: list[str], var_of: dict, meta: TritonMeta) -> KernelSource:
-        k = self.k
-        subst = self._substituter(var_of)
-        body = "\n".join(subst(c) for c in code)
-        # symbolic sizes: the symbols the body uses, as (non-constexpr) int arguments
-        syms = symbols_in(body)
-        params = ", ".join(list(self.params.values()) + syms + ["XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"])
-        meta.fn_name = _function_name(params, body)
-        src = f"@triton.jit\ndef {meta.fn_name}({params}):\n{body}\n"
-        return KernelSource(k.name, src, list(self.params), list(k.stores), meta, self.kind(), meta.bytes,
-                            tuple(syms))
+# ------------------------------------------------------------------------------
+# the printer
+# ------------------------------------------------------------------------------
+_MASK = {"": "None", "x": "xmask", "r": "rmask", "xr": "xrmask"}
+_ZERO = {"": "", "x": " + xzero", "r": " + rzero", "xr": " + xrzero"}
 
 
-# In a reduction's looped phase, where the row index lines go (known once the
-# kernel's dims are merged, after the body is rendered).
-_ROW_INDEX = object()
+def is_literal(e) -> bool:
+    """A Python literal in the source: weakly typed to Triton (and without .to())."""
+    return isinstance(e, L.Const) and not isinstance(e.value, Dim)
+
+
+def _load(e: L.Load) -> str:
+    mask = "" if not e.mask else f", {_MASK[e.mask]}, other=0"
+    v = f"tl.load(b{e.param} + {e.index.format()}{mask})"
+    return f"{v}.to(tl.float32)" if e.dtype in _LOW else v
+
+
+def _iota(e: L.Iota) -> str:
+    ct = compute_dtype(e.dtype)
+    return f"({literal(e.start, e.dtype)} + {literal(e.step, e.dtype)} * ({e.index.format()}).to({ct}))"
+
+
+EXPRS = {
+    L.Load: _load,
+    L.Const: lambda e: literal(e.value, e.dtype),
+    L.Iota: _iota,
+    L.Op: lambda e: render_op(e.op, [expr(a) for a in e.args], e, list(e.arg_dtypes)),
+    L.Round: lambda e: f"{narrow(expr(e.value), e.dtype)}.to(tl.float32)",
+    L.Temp: lambda e: e.name,
+    L.AccRef: lambda e: e.name,
+}
+
+
+def expr(e) -> str:
+    return EXPRS[type(e)](e)
+
+
+def _store(s: L.Store, pad: str, plan) -> list[str]:
+    value = expr(s.value) if is_literal(s.value) else narrow(expr(s.value), s.dtype)
+    return [f"{pad}tl.store(b{s.param} + {s.index.format()}{_ZERO[s.fill]}, {value}, {_MASK[s.mask]})"]
+
+
+def _fold(s: L.Fold, pad: str, plan) -> list[str]:
+    at = render_reduce(s.op, s.dtype, "acc")
+    v = expr(s.value)
+    if is_literal(s.value):   # a reduction of a constant: a block of it (a literal has no .to())
+        v = f"tl.full([XBLOCK, RBLOCK], {v}, {compute_dtype(s.value_dtype)})"
+    ident = render_reduce(s.op, s.dtype, "ident")
+    val = render_reduce(s.op, s.dtype, "val", v=v, at=at)
+    if s.tile:
+        return [f"{pad}{s.acc.name} = tl.where(xrmask, {val}, {ident})"]
+    return [f"{pad}{s.acc.name} = " + render_reduce(s.op, s.dtype, "step", acc=s.acc.name, v=v, val=val, ident=ident)]
+
+
+def _combine(s: L.Combine, pad: str, plan) -> list[str]:
+    code = render_reduce(s.op, s.dtype, "read" if s.read else "combine", acc=s.acc)
+    return [f"{pad}{s.acc} = {code}"] if code else []
+
+
+def _acc_decl(s: L.AccDecl, pad: str, plan) -> list[str]:
+    at, ident = render_reduce(s.op, s.dtype, "acc"), render_reduce(s.op, s.dtype, "ident")
+    return [f"{pad}{s.name} = tl.full([XBLOCK, RBLOCK], {ident}, {at})"]
+
+
+def _index_vars(s: L.IndexVars, pad: str, plan) -> list[str]:
+    out = []
+    for v, div, mod in s.vars:
+        e = s.flat if div == 1 else f"({s.flat} // {div})"
+        if mod is not None:
+            e = f"({e} % {mod})"
+        out.append(f"{pad}{v} = {e}")
+    return out
+
+
+def _xtile(s: L.XTile, pad: str, plan) -> list[str]:
+    it = s.index_type
+    return [f"{pad}xs = tl.program_id(0).to({it}) * XBLOCK + tl.arange(0, XBLOCK).to({it})"
+            + ("[:, None]" if s.rows else ""), f"{pad}xmask = xs < {s.bound}", f"{pad}xzero = xs * 0"]
+
+
+def _rbase(s: L.RBase, pad: str, plan) -> list[str]:
+    out = [f"{pad}rbase = tl.arange(0, RBLOCK).to({s.index_type})[None, :]"]
+    if s.chunk:
+        out.append(f"{pad}rstart = tl.program_id(1).to({s.index_type}) * {s.chunk}")
+    return out
+
+
+def _row_tile(s: L.RowTile, pad: str, plan) -> list[str]:
+    start = f"{s.start} + rbase" if s.start else "rbase"
+    mask = f"(rs < {s.rlen}) & (roff + rbase < {s.chunk})" if s.chunk else f"rs < {s.rlen}"
+    return [f"{pad}rs = {start}", f"{pad}rmask = {mask}", f"{pad}xrmask = xmask & rmask",
+            f"{pad}rzero = rs * 0", f"{pad}xrzero = xzero + rzero"]
+
+
+def _loop(s: L.Loop, pad: str, plan) -> list[str]:
+    return [f"{pad}for {s.var} in range({s.start}, {s.stop}, {s.step}):"] + block(s.body, pad + "    ", plan)
+
+
+def _ws_base(slot: int, plan: L.TritonPlan) -> str:
+    return f"{slot} * NSPLIT * {plan.rows}" if plan.dynamic else str(slot * plan.split * plan.rows)
+
+
+def _ws_store(s: L.WorkspaceStore, pad: str, plan) -> list[str]:
+    return [f"{pad}tl.store(ws + {_ws_base(s.slot, plan)} + tl.program_id(1) * {s.columns} + xs, {s.acc}, xmask)"]
+
+
+def _ws_load(s: L.WorkspaceLoad, pad: str, plan) -> list[str]:
+    ident = render_reduce(s.op, s.dtype, "ident")
+    return [f"{pad}{s.acc} = tl.load(ws + {_ws_base(s.slot, plan)} + sidx * {s.columns} + xs, smask, other={ident})"]
+
+
+STMTS = {
+    L.Let: lambda s, pad, plan: [f"{pad}{s.name} = {expr(s.value)}"],
+    L.Store: _store,
+    L.AccDecl: _acc_decl,
+    L.Fold: _fold,
+    L.Combine: _combine,
+    L.IndexVars: _index_vars,
+    L.XTile: _xtile,
+    L.RBase: _rbase,
+    L.RowTile: _row_tile,
+    L.Loop: _loop,
+    L.ChunkIndex: lambda s, pad, plan: [f"{pad}sidx = tl.arange(0, {s.block})[None, :]",
+                                        f"{pad}smask = xmask & (sidx < {s.chunks})"],
+    L.WorkspaceStore: _ws_store,
+    L.WorkspaceLoad: _ws_load,
+}
+
+
+def block(stmts, pad: str, plan) -> list[str]:
+    out: list[str] = []
+    for s in stmts:
+        out += STMTS[type(s)](s, pad, plan)
+    return out
+
+
+def print_kernel(lk: L.LoopKernel) -> KernelSource:
+    plan: L.TritonPlan = lk.plan
+    bodies = ["\n".join(block(lk.body, "    ", plan))]
+    names = [p.name for p in lk.params] + list(lk.syms)
+    if plan.mode == "split":
+        bodies.append("\n".join(block(lk.fin, "    ", plan)))
+        names += ["ws"] + (["NSPLIT"] if plan.dynamic else [])
+    names += ["XBLOCK: tl.constexpr", "RBLOCK: tl.constexpr"]
+    if plan.mode == "split" and plan.dynamic:
+        names.append("SBLOCK: tl.constexpr")
+    params = ", ".join(names)
+    fn = _function_name(params, *bodies)
+    src = f"@triton.jit\ndef {fn}({params}):\n{bodies[0]}\n"
+    if plan.mode == "split":
+        src += f"\n\n@triton.jit\ndef {fn}_fin({params}):\n{bodies[1]}\n"
+    meta = TritonMeta("pointwise" if plan.mode == "pointwise" else "reduce", plan.numel, plan.rows, plan.rlen,
+                      plan.mode == "persistent", plan.column, lk.bytes, fn,
+                      split=plan.split, n_acc=plan.n_acc,
+                      chunk=plan.chunk if plan.dynamic else 0)
+    return KernelSource(lk.name, src, list(lk.nodes), list(lk.writes), meta, lk.kind, lk.bytes, lk.syms)
 
 
 def _function_name(params: str, *bodies: str) -> str:
@@ -566,7 +362,8 @@ def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
     Kernels with the same code (the same block in each of a transformer's layers)
     become one function, named by a hash of its code: Triton compiles and the
     autotuner times it once, however many layers launch it."""
-    kernels = [TritonKernelWriter(s, sched).render() for s in sched.kernels]
+    from bessemer.compiler.passes.lower_kernels import lower_kernels
+    kernels = [print_kernel(lk) for lk in lower_kernels(sched, "triton").kernels]
     bodies: dict[str, str] = {}
     for k in kernels:
         bodies.setdefault(k.meta.fn_name, k.code)

@@ -11,6 +11,8 @@ Every pass and renderer that needs to know something about an op reads it here:
             or None when constants of this op are left alone
   cpp       how the C++ renderer spells it, and
   triton    how the Triton renderer spells it: a Spelling, {dtype class: template}
+  exact_in_low  the result is exactly representable in the type of the arguments (or,
+            for casts, rounds by itself): a bf16 / fp16 result needs no rounding
 
 A template is filled by the renderer (str.format) with the argument expressions
 {a} {b} {c} and its language's facts about the node's dtype:
@@ -50,13 +52,20 @@ class OpDef:
     fold: Optional[Callable] = None
     cpp: Spelling = field(default_factory=dict)
     triton: Spelling = field(default_factory=dict)
+    exact_in_low: bool = False
 
 
 OPS: dict[str, OpDef] = {}
 
 
 def _op(name, arity, result="compute", cost="cheap", fold=None, cpp=None, triton=None):
-    OPS[name] = OpDef(name, arity, result, cost, fold, cpp or {}, triton or {})
+    OPS[name] = OpDef(name, arity, result, cost, fold, cpp or {}, triton or {}, name in _EXACT_IN_LOW)
+
+
+# ops whose result is exactly representable in the type of their arguments (and casts,
+# which round by themselves): a bf16 / fp16 result needs no rounding
+_EXACT_IN_LOW = {"cast", "neg", "abs", "maximum", "minimum", "where", "relu", "sign", "floor", "ceil",
+                 "trunc", "round", "copysign"}
 
 
 def dtype_class(dt: torch.dtype) -> str:

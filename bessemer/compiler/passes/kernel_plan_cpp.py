@@ -1,0 +1,383 @@
+"""A fused kernel as C++ / OpenMP loops: every decision the C++ printer used to make.
+
+In: one schedule Kernel. Out: a `LoopKernel` (ir/loops.py) with a `CppPlan`:
+  flat           a pointwise kernel: its merged loops, the outermost parallel (and the
+                 vector loop when it is the only one), the innermost a `simd` loop
+  tiled          a pointwise kernel that reads transposed: tiles (TRANSPOSE_TILE)
+  rows           a reduction kernel's rows in parallel, its phases (reductions, full-row
+                 epilogues, per-row values) over each row
+  columns        the innermost dim kept (a bias gradient): blocks of CB columns in parallel
+  columns-split  the same, each thread summing its own range of rows (partials added in
+                 thread order)
+Column mode is tried first where it applies and gives way to rows when the outer dims do
+not merge into one loop: two walks of the kernel, each with its own Walker.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from bessemer.compiler.ir.graph import IndexMap
+from bessemer.compiler.ir.loops import (AccDecl, AccRef, BlockEnd, CppPlan, Fold, FreeParts, Loop, LoopKernel,
+                                        NanRestore, Parallel, Reduction, Store, ThreadRegion, TileDecl, TileRef,
+                                        TileStore, WorkspaceStore)
+from bessemer.compiler.ir.ops import REDUCTIONS
+from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
+from bessemer.compiler.ir.symbolic import Dim, hint
+from bessemer.compiler.passes.kernel_walk import Walker, symbols_of
+
+# Loops with fewer elements of work than this run on one thread: forking an OpenMP
+# team costs a few microseconds, about what 32K simple element updates take.
+PARALLEL_MIN_WORK = 32768
+
+# A pointwise kernel that reads a buffer transposed (contiguous along the second-to-last
+# loop, strided by at least TRANSPOSE_MIN_STRIDE elements along the last) and writes its
+# outputs contiguously along the last loop runs in tiles of TRANSPOSE_TILE (second-to-last,
+# last) elements: each tile is computed along the contiguous reads into a small buffer, then
+# written out along the contiguous stores. Without tiles the inner loop gathers across
+# rows: an NCHW -> NHWC copy with BatchNorm and ReLU over [64, 32, 32, 32] took 2.2 ms on
+# 2 threads, 0.8 ms in (16, 32) tiles (0.9 ms in (16, 16), 1.4 ms in (16, 8)); a plain copy
+# of that size 0.5 ms.
+TRANSPOSE_MIN_STRIDE = 16
+TRANSPOSE_TILE = (16, 32)
+
+
+def parallel_for(loops: list[tuple[str, object]], inner_simd: bool, cores: int, cond: tuple = (),
+                 vector: bool = True) -> Parallel:
+    """The OpenMP parallel loop over the outermost of `loops` (perfectly nested; the last
+    one carries its own `simd` when `inner_simd`). `vector=False`: the body holds its own
+    vector loops (a reduction kernel's rows), and the loop over rows is not one (gcc's
+    attempt to vectorize it as well costs 7% on a layer norm's rows).
+
+    A small outer loop (fewer than 4 iterations per core) leaves threads idle, so
+    the loops are collapsed into one parallel iteration space -- but only the loops
+    above a `simd` one: OpenMP requires collapsed loops to be perfectly nested, and
+    a pragma between them breaks that (gcc: "not enough for loops to collapse").
+    Keeping the vector loop out of the collapse trades some parallelism in a
+    two-loop nest with a tiny outer loop for the inner loop's vectorization."""
+    size = hint(loops[0][1])   # symbolic sizes: collapsing or not is correct either way
+    collapsible = len(loops) - 1 if inner_simd else len(loops)
+    collapse = collapsible if collapsible >= 2 and size < 4 * max(cores, 1) else 0
+    # a lone parallel loop is also the vector loop: without `simd` gcc does not
+    # vectorize the body OpenMP outlines
+    return Parallel(simd=len(loops) == 1 and vector, collapse=collapse, cond=cond)
+
+
+def parallel_if(work, extra: tuple = ()) -> tuple[bool, tuple]:
+    """(parallel or not, the run-time condition). Static sizes decide here; a symbolic
+    amount of work decides at run time (OpenMP's `if(parallel: ...)`), so one kernel
+    serves small and large shapes."""
+    if isinstance(work, Dim):
+        return True, ((work, ">=", PARALLEL_MIN_WORK),) + extra
+    return work >= PARALLEL_MIN_WORK, ()
+
+
+def nest(loops, body, parallel: Optional[Parallel] = None, simd: Optional[tuple] = None,
+         first: Optional[tuple] = None) -> list:
+    """`loops` ((var, size), ...) nested around `body`: the first `parallel` (when given), the
+    last a `simd` loop with those reduction clauses (unless it is the parallel one or simd is
+    None); the first over [first) when given."""
+    stmts = tuple(body)
+    for li in reversed(range(len(loops))):
+        v, size = loops[li]
+        par = parallel if li == 0 else None
+        sim = simd if li == len(loops) - 1 and par is None else None
+        lo, hi = first if (li == 0 and first) else (0, size)
+        stmts = (Loop(v, lo, hi, stmts, parallel=par, simd=sim),)
+    return list(stmts)
+
+
+def _innermost_kept(k: Kernel) -> bool:
+    dims = [d for d, n in enumerate(k.shape) if n != 1]
+    return bool(dims) and dims[-1] not in k.red
+
+
+def lower_kernel(k: Kernel, sched: Schedule, cores: int) -> LoopKernel:
+    if not k.red:
+        return _pointwise(Walker(k, sched), cores)
+    probe = Walker(k, sched)
+    phases = probe.phases()
+    outer_dims = [d for d in range(len(k.shape)) if d not in k.red and k.shape[d] != 1]
+    # Column mode when the innermost dim is kept (a bias gradient over [rows, C]):
+    # a block of columns is read contiguously from each row. When the innermost
+    # dim is reduced (batch norm over N, H, W), row mode already reads rows
+    # contiguously, one channel per thread.
+    if _innermost_kept(k) and all(role != Role.FULL for role, _ in phases) and len(outer_dims) >= 1:
+        col = _columns(Walker(k, sched), phases, cores)
+        if col is not None:
+            return col
+        # the outer dims do not merge into one loop: row mode
+    return _rows(Walker(k, sched), phases, cores)
+
+
+def _kernel(w: Walker, plan: CppPlan, body: list) -> LoopKernel:
+    body = tuple(body)
+    return LoopKernel(w.k.name, w.param_list(), symbols_of(body), w.kind(), w.bytes_moved(), plan, body,
+                      nodes=tuple(w.params), writes=tuple(w.k.stores))
+
+
+def _dims(k: Kernel):
+    red = set(k.red)
+    D = len(k.shape)
+    return ([d for d in range(D) if d not in red and k.shape[d] != 1],
+            [d for d in range(D) if d in red and k.shape[d] != 1])
+
+
+# -- pointwise -----------------------------------------------------------------------------------
+def _pointwise(w: Walker, cores: int) -> LoopKernel:
+    k = w.k
+    ident = IndexMap.identity(w.D)
+    lines: list = []
+    cache: dict = {}
+    for mbr in k.members:
+        v = w.expr(mbr, ident, lines, cache, top=True)
+        lines.append(w.store(mbr, v, ident))
+        cache[(mbr, ident)] = v
+    outer_dims, _ = _dims(k)
+    og = w.merge(outer_dims)
+    var_of: dict = {}
+    loops_o = w.loop_vars(og, "o", var_of)
+    work = math.prod(k.shape) if k.shape else 1
+    par, cond = parallel_if(work)
+    tiled = _transposes(w, og, loops_o)
+    body = w.relabel(lines, var_of)
+    if tiled:
+        return _tiled(w, loops_o, par, cond, body, cores)
+    pf = parallel_for(loops_o, len(loops_o) > 1, cores, cond) if par and loops_o else None
+    plan = CppPlan("flat", tuple(loops_o), bool(pf), cond, pf.collapse if pf else 0)
+    return _kernel(w, plan, nest(loops_o, body, pf, ()))
+
+
+def _transposes(w: Walker, og, loops_o) -> bool:
+    """Whether a pointwise kernel's last two loops read transposed and write contiguously
+    (TRANSPOSE_TILE)."""
+    if len(loops_o) < 2 or w.k.aliased or not w.store_lins:
+        return False
+    (_, size_j), (_, size_l) = loops_o[-2], loops_o[-1]
+    if not (isinstance(size_j, int) and isinstance(size_l, int)) or \
+            size_j < TRANSPOSE_TILE[0] or size_l < TRANSPOSE_TILE[1] // 2:
+        return False
+    dj, dl = og[-2][-1], og[-1][-1]
+    transposed = False
+    for lin in w.lins:
+        cj, cl = lin.coef[dj], lin.coef[dl]
+        if not (isinstance(cj, int) and isinstance(cl, int)):
+            return False
+        if lin.id in w.store_lins:
+            if cl != 1:
+                return False
+        elif cj == 1 and abs(cl) >= TRANSPOSE_MIN_STRIDE:
+            transposed = True
+    return transposed
+
+
+def _tiled(w: Walker, loops_o, par: bool, cond: tuple, body, cores: int) -> LoopKernel:
+    """The loops of a transposing pointwise kernel, in tiles (TRANSPOSE_TILE): each tile's
+    values computed along the second-to-last loop into a buffer per output, then stored
+    along the last loop."""
+    tj, tl = TRANSPOSE_TILE
+    (vj, sj), (vl, sl) = loops_o[-2], loops_o[-1]
+    outer = list(loops_o[:-2])
+    ref_body, back, decls = [], [], []
+    t = 0
+    for s in body:
+        if isinstance(s, Store):
+            ref = TileRef(t, vl, vj)
+            decls.append(TileDecl(t, s.dtype, (tl, tj)))
+            ref_body.append(TileStore(ref, s.value, s.dtype))
+            back.append(Store(s.param, s.index, ref, s.dtype))
+            t += 1
+        else:
+            ref_body.append(s)
+    inner = [BlockEnd(((f"{vj}e", f"{vj}b", tj, sj), (f"{vl}e", f"{vl}b", tl, sl)))] + decls
+    inner.append(Loop(vl, f"{vl}b", f"{vl}e", (Loop(vj, f"{vj}b", f"{vj}e", tuple(ref_body), simd=()),)))
+    inner.append(Loop(vj, f"{vj}b", f"{vj}e", (Loop(vl, f"{vl}b", f"{vl}e", tuple(back), simd=()),)))
+    blocks = [(f"{vj}b", -(-sj // tj))]
+    pf = parallel_for(outer + blocks, False, cores, cond, vector=False) if par else None
+    tile_loop = Loop(f"{vj}b", 0, sj, (Loop(f"{vl}b", 0, sl, tuple(inner), step=tl),), step=tj,
+                     parallel=pf if not outer else None)
+    stmts = nest(outer, [tile_loop], pf)
+    plan = CppPlan("tiled", tuple(loops_o), bool(pf), cond, pf.collapse if pf else 0, tile=TRANSPOSE_TILE)
+    return _kernel(w, plan, stmts)
+
+
+# -- reductions: rows ------------------------------------------------------------------------------
+def _rows(w: Walker, phases, cores: int) -> LoopKernel:
+    k = w.k
+    ident = IndexMap.identity(w.D)
+    row_cache: dict = {}
+    row_code: list = []   # ("decl", stmts) | ("loop", reduction clauses, stmts)
+    for role, mbrs in phases:
+        if role == Role.REDUCE:
+            decl, lines, after, reds = [], [], [], []
+            cache: dict = {}
+            pre: list = []
+            w.hoist = (pre, row_cache)
+            for r in mbrs:
+                acc = f"acc_{r.name}"
+                # OpenMP's max / min drop a NaN: a flag beside the reduction keeps it
+                keep = REDUCTIONS[r.op].keeps_nan and r.dtype.is_floating_point
+                decl.append(AccDecl(acc, r.name, r.op, r.dtype, None, keep))
+                v = w.expr(r.args[0], ident, lines, cache)
+                lines.append(Fold(AccRef(acc, r.dtype), r.name, r.op, r.dtype, v, omp=True, keep_nan=keep))
+                reds.append(Reduction(r.op, r.dtype, acc, f"nan_{r.name}" if keep else None))
+                if keep:
+                    after.append(NanRestore(acc, r.name))
+                # the value other members read: in the reduction's own dtype
+                w.acc[r] = AccRef(acc, r.dtype, narrow=True)
+                if r in k.stores:
+                    after.append(w.store(r, AccRef(acc, r.dtype), w.row_map(r)))
+            w.hoist = None
+            row_code += [("decl", decl + pre), ("loop", tuple(reds), lines), ("decl", after)]
+        elif role == Role.FULL:
+            lines, cache, pre = [], {}, []
+            w.hoist = (pre, row_cache)
+            for mbr in mbrs:
+                v = w.expr(mbr, ident, lines, cache, top=True)
+                lines.append(w.store(mbr, v, ident))
+            w.hoist = None
+            row_code += [("decl", pre), ("loop", (), lines)]
+        else:  # per-row values
+            lines = []
+            for mbr in mbrs:
+                rm = outer_map(k.shape, k.red, mbr.shape)
+                v = w.expr(mbr, rm, lines, row_cache, top=True)
+                lines.append(w.store(mbr, v, rm))
+                w.row_vals[mbr] = v
+            row_code.append(("decl", lines))
+    outer_dims, inner_dims = _dims(k)
+    og, ig = w.merge(outer_dims), w.merge(inner_dims)
+    var_of: dict = {}
+    loops_o = w.loop_vars(og, "o", var_of)
+    loops_i = w.loop_vars(ig, "r", var_of)
+    work = math.prod(k.shape) if k.shape else 1
+    par, cond = parallel_if(work)
+    body: list = []
+    for item in row_code:
+        if item[0] == "decl":
+            body += w.relabel(item[1], var_of)
+        else:
+            body += nest(loops_i, w.relabel(item[2], var_of), None, item[1])
+    pf = parallel_for(loops_o, False, cores, cond, vector=False) if par and loops_o else None
+    plan = CppPlan("rows", tuple(loops_o + loops_i), bool(pf), cond, pf.collapse if pf else 0)
+    return _kernel(w, plan, nest(loops_o, body, pf, None))
+
+
+# -- reductions: columns ---------------------------------------------------------------------------
+def _columns(w: Walker, phases, cores: int) -> Optional[LoopKernel]:
+    """Reductions over leading dims (a bias gradient): rows stream through memory
+    while a block of column accumulators stays in registers / L1.
+
+    Two ways to share the work among threads. With enough rows, each thread sums its
+    own range of rows over every column (split mode): it reads whole rows, one
+    contiguous stream, and the threads' partial sums are added in thread order
+    afterwards. Otherwise the threads take blocks of columns, and each reads its
+    block's part of every row: a strided walk that streams about half as fast (a
+    [1576, 256] layer-norm weight gradient: 300 us in column blocks, 127 us split,
+    2 threads)."""
+    k = w.k
+    ident = IndexMap.identity(w.D)
+    blocks: list = []   # (role, reductions, lines, after)
+    for role, mbrs in phases:
+        if role == Role.REDUCE:
+            lines, after = [], []
+            cache: dict = {}
+            for r in mbrs:
+                acc = f"acc_{r.name}"
+                v = w.expr(r.args[0], ident, lines, cache)
+                lines.append(Fold(AccRef(acc, r.dtype, block=True), r.name, r.op, r.dtype, v))
+                w.acc[r] = AccRef(acc, r.dtype, narrow=True, block=True)
+                if r in k.stores:
+                    after.append(w.store(r, AccRef(acc, r.dtype, block=True), w.row_map(r)))
+            blocks.append((Role.REDUCE, mbrs, lines, after))
+        else:
+            lines = []
+            cache = {}
+            for mbr in mbrs:
+                rm = outer_map(k.shape, k.red, mbr.shape)
+                v = w.expr(mbr, rm, lines, cache, top=True)
+                lines.append(w.store(mbr, v, rm))
+            blocks.append((Role.OUTER, (), lines, []))
+    # the loops merge by the accesses the expressions above recorded
+    outer_dims, inner_dims = _dims(k)
+    og = w.merge(outer_dims)
+    if len(og) != 1:
+        return None
+    ig = w.merge(inner_dims)
+    ON = math.prod(k.shape[d] for d in og[0])
+    var_of = {d: ("o0", og[0][-1]) for d in og[0]}
+    loops_i = w.loop_vars(ig, "r", var_of)
+    blocks = [(role, reds, w.relabel(lines, var_of), w.relabel(after, var_of))
+              for role, reds, lines, after in blocks]
+    work = math.prod(k.shape)
+    reduce_phases = [mbrs for role, mbrs in phases if role == Role.REDUCE]
+    # split mode: one reduction phase, first (what follows reads its finished sums),
+    # and at least 4 rows per core; either outcome is correct for a symbolic size
+    split = (phases[0][0] == Role.REDUCE and len(reduce_phases) == 1 and cores > 1 and loops_i
+             and hint(loops_i[0][1]) >= 4 * cores and parallel_if(work)[0])
+    if split:
+        # the accumulators of one thread span as many columns as fit 16 KiB of L1
+        n_acc = len(reduce_phases[0])
+        cap = max(64, (2048 // n_acc) // 16 * 16)
+        CB = hint(ON) if not isinstance(ON, Dim) and ON <= cap else cap
+        stmts, par, cond = _column_split(blocks, ON, CB, loops_i, work)
+    else:
+        CB = 64
+        stmts, par, cond = _column_blocks(blocks, ON, CB, loops_i, work)
+    plan = CppPlan("columns-split" if split else "columns", (("o0", ON),) + tuple(loops_i), par, cond, cb=CB)
+    return _kernel(w, plan, stmts)
+
+
+def _decls(reds, CB) -> list:
+    return [AccDecl(f"acc_{r.name}", r.name, r.op, r.dtype, CB) for r in reds]
+
+
+def _column_loops(loops_i, lines, first=None, simd: bool = True) -> list:
+    """A column kernel's loop nest: the row loops `loops_i` (the first over [first) when
+    given: a thread's range of rows), inside them the loop over the column block (a
+    vector loop when `simd`)."""
+    return nest(loops_i, [Loop("o0", "ob", "oe", tuple(lines), simd=() if simd else None)], first=first)
+
+
+def _column_blocks(blocks, ON, CB, loops_i, work):
+    par, cond = parallel_if(work, ((ON, ">", CB),))
+    pf = Parallel(cond=cond) if par and (cond or ON > CB) else None
+    body: list = [BlockEnd((("oe", "ob", CB, ON),))]
+    for role, reds, lines, after in blocks:
+        body += _decls(reds, CB)
+        reduce = role == Role.REDUCE
+        body += _column_loops(loops_i if reduce else [], lines, simd=reduce)
+        if reduce and after:
+            body.append(Loop("o0", "ob", "oe", tuple(after)))
+    return [Loop("ob", 0, ON, tuple(body), step=CB, parallel=pf)], bool(pf), cond
+
+
+def _column_split(blocks, ON, CB, loops_i, work):
+    """Split mode (see _columns): a parallel region where thread t sums rows
+    [RN*t/nt, RN*(t+1)/nt) of the first reduction loop into its slice of `part`, then
+    per column block the slices added in thread order (the same order every run at a
+    given thread count), the reductions' stores and the column-wise epilogue."""
+    (_, reds, lines, after), rest = blocks[0], blocks[1:]
+    n_acc = len(reds)
+    RN = loops_i[0][1]
+    _, cond = parallel_if(work)
+    part = [BlockEnd((("oe", "ob", CB, ON),))] + _decls(reds, CB)
+    part += _column_loops(loops_i, lines, first=("rb", "re"))
+    part.append(Loop("o0", "ob", "oe", tuple(WorkspaceStore(f"acc_{r.name}", j, n_acc, ON, r.op, r.dtype)
+                                             for j, r in enumerate(reds))))
+    region = ThreadRegion(cond, RN, ON, n_acc, (Loop("ob", 0, ON, tuple(part), step=CB),))
+    # the combine: partial sums in thread order, then what reads the finished reductions
+    folds = tuple(Fold(AccRef(f"acc_{r.name}", r.dtype, block=True), r.name, r.op, r.dtype,
+                       _part(r, j, n_acc, ON)) for j, r in enumerate(reds))
+    comb = [BlockEnd((("oe", "ob", CB, ON),))] + _decls(reds, CB)
+    comb.append(Loop("t", 0, "nt_used", (Loop("o0", "ob", "oe", folds),), ctype="int"))
+    if after:
+        comb.append(Loop("o0", "ob", "oe", tuple(after)))
+    for _, _, olines, _ in rest:
+        comb.append(Loop("o0", "ob", "oe", tuple(olines)))
+    return [region, Loop("ob", 0, ON, tuple(comb), step=CB), FreeParts()], True, cond
+
+
+def _part(r, j, n_acc, ON):
+    from bessemer.compiler.ir.loops import PartRef
+    return PartRef(r.op, r.dtype, j, n_acc, ON)

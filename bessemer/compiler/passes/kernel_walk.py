@@ -1,0 +1,318 @@
+"""What lowering a fused kernel to loops shares between targets: walking its expressions.
+
+A `Walker` turns a member's expression tree into loop-IR statements and values
+(ir/loops.py): it decides what is read where. Expressions are walked down to
+buffers, reductions and per-row values; every address is first a linear form over
+the kernel's *domain* dims (a `DomainIndex`), because which adjacent dims merge into
+one loop is known only once every access is seen; `relabel` then rewrites each into
+an `Index` over the loop variables. Values that stay the same along the reduced dims
+are hoisted out of the inner loop (`hoist`).
+
+A Walker is used for one attempt at one kernel: a target that tries one structure
+and falls back to another walks the kernel again with a fresh Walker.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import torch
+
+from bessemer.compiler.ir.graph import Group, IndexMap, Kind, Node
+from bessemer.compiler.ir.loops import (CodegenError, Const, Index, Iota, Let, Load, Op, Param, Round, Store, Temp,
+                                        map_tree)
+from bessemer.compiler.ir.ops import OPS
+from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, member_role, normalize_map, outer_map
+from bessemer.compiler.ir.symbolic import Dim, hint, symbols_in
+from bessemer.compiler.ir.views import contiguous_strides, layout_of
+
+LOW_FLOATS = (torch.bfloat16, torch.float16)
+
+
+def _int(c):
+    return c if isinstance(c, Dim) else int(c)
+
+
+@dataclass(frozen=True)
+class DomainIndex:
+    """An address or index while walking: sum(coef[d] * i_d) + const over the domain dims."""
+    coef: tuple
+    const: object
+    id: int          # its place in the walker's list of addresses
+
+
+class Walker:
+    """Backend-neutral expression walking into loop-IR values and statements.
+
+    `name_loads`: every load becomes a named temporary (Triton: a value loaded once
+    serves every later use in the tile); otherwise loads stay inline (C++ compilers
+    merge repeated loads of restrict pointers)."""
+
+    def __init__(self, k: Kernel, sched: Schedule, name_loads: bool = False):
+        self.k = k
+        self.sched = sched
+        self.D = len(k.shape)
+        self.name_loads = name_loads
+        self.lins: list[DomainIndex] = []
+        self.store_lins: set[int] = set()
+        self.params: dict[Node, int] = {}
+        self.tmp = 0
+        self.acc: dict[Node, object] = {}
+        self.row_vals: dict[Node, object] = {}   # per-row members already computed in this row
+        self.hoist: Optional[tuple[list, dict]] = None   # where row-invariant values go
+        self.inv_cache: dict = {}
+
+    # -- addresses ------------------------------------------------------------------------------
+    def lin(self, coef, const) -> DomainIndex:
+        d = DomainIndex(tuple(_int(c) for c in coef), _int(const), len(self.lins))
+        self.lins.append(d)
+        return d
+
+    def param(self, n: Node) -> int:
+        if n not in self.params:
+            self.params[n] = len(self.params)
+        return self.params[n]
+
+    def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype, lines: list):
+        coef, const = m.map_strides(strides, offset)
+        v = Load(self.param(base), self.lin(coef, const), dt)
+        if self.name_loads:
+            t = self.new_tmp()
+            lines.append(Let(t, dt, v))
+            return Temp(t)
+        return v
+
+    def store(self, n: Node, value, m_to_node: IndexMap, mask: str = "") -> Store:
+        coef, const = m_to_node.map_strides(contiguous_strides(n.shape), 0)
+        lin = self.lin(coef, const)
+        self.store_lins.add(lin.id)
+        return Store(self.param(n), lin, value, n.dtype, mask)
+
+    # -- expressions ----------------------------------------------------------------------------
+    def new_tmp(self) -> str:
+        self.tmp += 1
+        return f"t{self.tmp}"
+
+    def expr(self, n: Node, m: IndexMap, lines: list, cache: dict, top: bool = False):
+        key = (n, m)
+        if key in cache:
+            return cache[key]
+        hoisted = self.hoist is not None and not top and self._invariant(n, m)
+        if hoisted:
+            # the same for every element of the row: computed once, before the loop
+            lines, cache = self.hoist
+            if key in cache:
+                return cache[key]
+        r = self._expr(n, m, lines, cache, top)
+        if hoisted and self.is_buffer(n) and n not in self.row_vals and n not in self.acc:
+            # a load, named before the loop: gcc left a row loop scalar when a row-invariant
+            # load (a 0-d loss gradient, b[0]) stayed inside it
+            name = self.new_tmp()
+            lines.append(Let(name, n.dtype, r))
+            r = Temp(name)
+        cache[key] = r
+        return r
+
+    def aligned_row(self, n: Node, m: IndexMap) -> bool:
+        """Is n read at the current row (so its row-level value can be used)?"""
+        want = outer_map(self.k.shape, self.k.red, n.shape)
+        return want is not None and normalize_map(want, n.shape) == normalize_map(m, n.shape)
+
+    def _invariant(self, n: Node, m: IndexMap) -> bool:
+        """Does the value of n at map m stay the same along the reduced dims?"""
+        key = (n, m)
+        if key in self.inv_cache:
+            return self.inv_cache[key]
+        inner = [d for d in self.k.red if self.k.shape[d] != 1]
+
+        def free_of_inner(coefs_rows) -> bool:
+            return all(row[k] == 0 for row in coefs_rows for k in inner)
+
+        if (n in self.row_vals or n in self.acc) and self.aligned_row(n, m):
+            r = True
+        elif self.is_buffer(n) or n.kind == Kind.REDUCE:
+            r = n.kind != Kind.REDUCE and free_of_inner(
+                [row for j, row in enumerate(m.coef) if n.shape[j] != 1])
+        elif n.kind == Kind.CONST:
+            r = True
+        elif n.kind == Kind.IOTA:
+            r = free_of_inner([m.coef[n.attrs["dim"]]])
+        elif n.kind == Kind.VIEW:
+            r = self._invariant(n.args[0], m.compose(n.index_map))
+        elif n.kind == Kind.REINTERPRET:
+            st, _ = m.map_strides(n.view_strides)
+            r = all(st[k] == 0 for k in inner)
+        elif n.kind == Kind.POINTWISE:
+            r = all(self._invariant(a, m) for a in n.args)
+        else:
+            r = False
+        self.inv_cache[key] = r
+        return r
+
+    def is_buffer(self, n: Node) -> bool:
+        return n.kind in Group.BUFFERS or n in self.sched.realized
+
+    def _expr(self, n: Node, m: IndexMap, lines, cache, top):
+        if not top and (n in self.row_vals or n in self.acc) and self.aligned_row(n, m):
+            return self.row_vals[n] if n in self.row_vals else self.acc[n]
+        if not top and self.is_buffer(n):
+            _, st, off = layout_of(n, self.sched.realized)
+            return self.load(n, st, off, m, n.dtype, lines)
+        if n.kind == Kind.CONST:
+            return Const(n.attrs["value"], n.dtype)
+        if n.kind == Kind.IOTA:
+            d = n.attrs["dim"]
+            return Iota(n.attrs["start"], n.attrs["step"], self.lin(m.coef[d], m.offset[d]), n.dtype)
+        if n.kind == Kind.VIEW:
+            return self.expr(n.args[0], m.compose(n.index_map), lines, cache)
+        if n.kind == Kind.REINTERPRET:
+            base = n.args[0]
+            if not self.is_buffer(base):
+                raise CodegenError(f"reinterpret of unrealized {base.name}")
+            return self.load(base, n.view_strides, n.view_offset, m, base.dtype, lines)
+        if n.kind == Kind.POINTWISE:
+            args = tuple(self.expr(a, m, lines, cache) for a in n.args)
+            code = Op(n.op, args, n.dtype, tuple(a.dtype for a in n.args))
+            if n.dtype in LOW_FLOATS and not (n.op in OPS and OPS[n.op].exact_in_low):
+                # A bf16/fp16 op is computed in fp32 and rounded to its type at once, as
+                # eager rounds each op's result. So a value is the same whether it is
+                # stored or stays in registers, and a forward value the backward
+                # recomputes (min-cut rematerialization) equals the one the forward
+                # stored. Costs a few integer instructions per low-precision op.
+                code = Round(code, n.dtype)
+            t = self.new_tmp()
+            lines.append(Let(t, n.dtype, code))
+            return Temp(t)
+        if n.kind == Kind.REDUCE:
+            raise CodegenError(f"reduction {n.name} read before it is computed")
+        raise CodegenError(f"cannot render {n.kind} {n.name}")
+
+    def row_map(self, r: Node) -> IndexMap:
+        return outer_map(self.k.shape, self.k.red, r.shape)
+
+    def _depends(self, a: Node, b: Node) -> bool:
+        """Does member a read member b (through inlined values)?"""
+        stack, seen = [a], set()
+        while stack:
+            x = stack.pop()
+            for y in x.args:
+                if y is b:
+                    return True
+                if y in seen or (y is not a and self.is_buffer(y)) or y.kind == Kind.REDUCE:
+                    continue
+                seen.add(y)
+                stack.append(y)
+        return False
+
+    # -- loops ----------------------------------------------------------------------------------
+    def merge(self, dims: list[int]) -> list[list[int]]:
+        """Merge adjacent loop dims d1, d2 when every access has coef[d1] == coef[d2] * size[d2]."""
+        groups: list[list[int]] = []
+        for d in dims:
+            if groups:
+                prev = groups[-1]
+                last = prev[-1]
+                ok = last == d - 1 or all(self.k.shape[x] == 1 for x in range(last + 1, d))
+                if ok:
+                    for lin in self.lins:
+                        if lin.coef[last] != lin.coef[d] * self.k.shape[d]:
+                            ok = False
+                            break
+                if ok:
+                    prev.append(d)
+                    continue
+            groups.append([d])
+        return groups
+
+    def kind(self) -> str:
+        """The kernel's class, as bandwidth reports group kernels."""
+        k = self.k
+        if not k.red:
+            return "pointwise"
+        dims = [d for d, n in enumerate(k.shape) if n != 1]
+        return "column reduction" if dims and dims[-1] not in k.red else "row reduction"
+
+    def bytes_moved(self) -> int:
+        # at the compiled shape: a report, not a decision
+        return hint(sum(n.numel() * n.dtype.itemsize for n in self.params))
+
+    def phases(self) -> list[tuple[Role, list[Node]]]:
+        """A reduction kernel's members in order, grouped into phases of one kind
+        (reduce / full / outer) that do not read each other."""
+        phases: list[tuple[Role, list[Node]]] = []
+        for mbr in self.k.members:
+            role = member_role(self.k, mbr)
+            if phases and phases[-1][0] == role and role != Role.OUTER and \
+                    not any(self._depends(mbr, other) for other in phases[-1][1]):
+                phases[-1][1].append(mbr)
+            else:
+                phases.append((role, [mbr]))
+        return phases
+
+    # -- from domain to loops ------------------------------------------------------------------
+    def lin_terms(self, lin: DomainIndex, var_of) -> dict:
+        """A linear form as {loop variable: coefficient} (merged dims use their group's variable)."""
+        terms: dict = {}
+        for d, c in enumerate(lin.coef):
+            if c == 0 or self.k.shape[d] == 1:
+                continue
+            var, last = var_of[d]
+            if d == last:
+                terms[var] = terms.get(var, 0) + c
+        return terms
+
+    def relabel(self, body, var_of, fn: Optional[Callable] = None):
+        """`body` with every DomainIndex rewritten over the loop variables (`var_of`: domain
+        dim -> (loop variable, the group's last dim)); `fn(node, terms)` may rewrite a
+        node holding an index further (Triton: masks, flat indices)."""
+        def conv(lin: DomainIndex) -> Index:
+            return Index(tuple(self.lin_terms(lin, var_of).items()), lin.const)
+
+        def visit(x):
+            idx = getattr(x, "index", None)
+            if isinstance(idx, DomainIndex):
+                if fn is not None:
+                    return fn(x, idx, conv)
+                from dataclasses import replace
+                return replace(x, index=conv(idx))
+            return x
+        return map_tree(tuple(body), visit)
+
+    def loop_vars(self, groups: list[list[int]], prefix: str, var_of: dict) -> list[tuple[str, object]]:
+        """One loop (variable, size) per merged group of dims; records var_of."""
+        loops = []
+        for gi, grp in enumerate(groups):
+            loops.append((f"{prefix}{gi}", math.prod(self.k.shape[d] for d in grp)))
+            for d in grp:
+                var_of[d] = (f"{prefix}{gi}", grp[-1])
+        return loops
+
+    def param_list(self) -> tuple:
+        k = self.k
+        return tuple(Param(f"b{i}", n.name, n.dtype, n in k.stores, n in k.aliased)
+                     for n, i in self.params.items())
+
+
+def symbols_of(*trees) -> tuple:
+    """The size symbols the loop IR `trees` use, sorted."""
+    from bessemer.compiler.ir.loops import walk
+    from dataclasses import fields
+    found = []
+    for t in trees:
+        for x in walk(t):
+            for f in fields(x):
+                v = getattr(x, f.name)
+                if isinstance(v, Dim):
+                    found.append(str(v))
+                elif isinstance(v, tuple):
+                    found += [str(y) for y in _flat(v) if isinstance(y, Dim)]
+    return tuple(symbols_in(" ".join(found)))
+
+
+def _flat(t):
+    for y in t:
+        if isinstance(y, tuple):
+            yield from _flat(y)
+        else:
+            yield y
