@@ -499,6 +499,14 @@ class FusedStep:
             return prog, None
         if key in self.program_failed:
             return None, self.program_failed[key]
+        limit = self.config.cache_size_limit
+        if len(self.programs) >= limit:
+            # hyperparameters other than lr are baked in: one that changes every step (OneCycleLR's
+            # momentum or betas) would compile a program per step; past the limit the group runs
+            # torch's step instead (the template, which reads them per step, needs no limit)
+            return None, (f"{limit} update programs compiled already (cache_size_limit): a hyperparameter "
+                          f"other than lr that changes every step, such as OneCycleLR's momentum, "
+                          f"compiles a program per value")
         try:
             prog = optim_ir.compile_program(call, self.config, f"optimizer{next(_program_ids)}")
         except Exception as e:  # noqa: BLE001 - a group the pipeline cannot compile runs eagerly
@@ -515,34 +523,16 @@ class FusedStep:
             if why:
                 self.fallback(why)
         for group, planned, why in plans:
-            if not why and planned and len(planned[0]) == 3:
-                why = self.run_programs(planned)
-                if why:
-                    self.fallback(why)
             if why:
                 self.run_eager_group(opt, group)
                 continue
-            if not planned or len(planned[0]) == 2:
-                for call, k in planned:
-                    call.run(k)
-            else:
-                self.ir_groups += 1
+            for call, *how in planned:
+                if isinstance(call, _Call):
+                    call.run(*how)
+                else:
+                    optim_ir.run(call, *how)
+            self.ir_groups += bool(planned) and not isinstance(planned[0][0], _Call)
             self.fused_groups += 1
-
-    def run_programs(self, planned: list) -> Optional[str]:
-        """Run a group's programs; None, or why the group runs eagerly instead: a program that
-        fails at its first run (a Triton kernel's first launch) has written nothing."""
-        for i, (call, prog, lr) in enumerate(planned):
-            first = prog.runs == 0
-            try:
-                optim_ir.run(call, prog, lr)
-            except Exception as e:  # noqa: BLE001
-                if not first or i > 0 or self.config.fallback == "error":
-                    raise
-                del self.programs[prog.key]
-                self.program_failed[prog.key] = f"the update compiled through bessemer's IR failed at its first run ({_first_line(e)})"
-                return self.program_failed[prog.key]
-        return None
 
     def run_eager_group(self, opt: torch.optim.Optimizer, group: dict) -> None:
         # torch's step updates every group in opt.param_groups; show it only this one.

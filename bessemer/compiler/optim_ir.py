@@ -7,11 +7,12 @@ of all the group's parameters is one function
     (params, grads, states, lr, steps) -> state tensors it creates
 
 written with optim_rules.update (the rules compile_step traces too). AOTAutograd
-traces it into one inference graph (functionalized: the graph returns the new
-values, its runtime wrapper copies them into the parameters and state tensors it
-was given) and bessemer's pipeline compiles that graph like any other: C++ for CPU
-tensors, Triton for CUDA tensors (codegen/backends.py picks by the device and
-config.backend). `lr` is an input (schedulers change it); so are Adam's step
+traces it into one inference graph (functionalized, the updates kept in the graph
+as copy_ of each new value into the parameter or state tensor it was given) and
+bessemer's pipeline compiles that graph like any other: the update kernels store
+the new values straight into the parameters and state (passes/input_writes.py),
+C++ for CPU tensors, Triton for CUDA tensors (codegen/backends.py picks by the
+device and config.backend). `lr` is an input (schedulers change it); so are Adam's step
 counts: torch keeps each `state["step"]` on the CPU whatever the parameter's
 device, so the step adds 1 to them on the host (as torch's own step does) and
 hands their values to the program as one float64 tensor on the group's device.
@@ -80,7 +81,9 @@ class Program:
     """One compiled group update: the flat-argument callable and what it returns."""
     fn: Callable[[list], Any]
     key: tuple
-    runs: int = 0       # a failure at the first run (a Triton kernel's first launch) wrote nothing
+    backend: str         # what rendered its kernels: "cpp" or "triton"
+    n_kernels: int
+    runs: int = 0
 
 
 class IRCall:
@@ -211,6 +214,8 @@ def compile_program(call: IRCall, config, name: str) -> Program:
     from bessemer.compiler.capture.backend import _LazyDecompositions
     from bessemer.compiler.pipeline import Pipeline
 
+    built = []
+
     def compile_graph(gm: torch.fx.GraphModule, example_inputs):
         debug = config.resolved_debug_dir()
         ddir = None
@@ -220,6 +225,7 @@ def compile_program(call: IRCall, config, name: str) -> Program:
         cg = Pipeline(config.resolved_cache_dir(), ddir, name, config.backend,
                       verify=bool(debug)).run(gm, example_inputs, "error")
         cg.fn._boxed_call = True
+        built.append(cg)
         return cg.fn
 
     args = call.flat_args(*_example_scalars(call))
@@ -227,7 +233,7 @@ def compile_program(call: IRCall, config, name: str) -> Program:
     aot_config = aot.AOTConfig(
         fw_compiler=None, bw_compiler=None, inference_compiler=None, partition_fn=None,
         decompositions=_LazyDecompositions(), num_params_buffers=0, aot_id=next(aot.AOT_COUNTER),
-        keep_inference_input_mutations=False, dynamic_shapes=False, aot_autograd_arg_pos_to_source=None,
+        keep_inference_input_mutations=True, dynamic_shapes=False, aot_autograd_arg_pos_to_source=None,
         is_export=False, no_tangents=False, enable_log=False)
     # What aot_function does at its first call, less the call: fake inputs, the trace, the compile.
     flat_fn, _ = create_tree_flattened_fn(fn, tuple(args), {})
@@ -240,7 +246,7 @@ def compile_program(call: IRCall, config, name: str) -> Program:
         capture = aot.aot_stage1_graph_capture(state, flat_fn)
         compiled, _ = aot.aot_stage2_compile(state, capture, aot.default_partition, compile_graph,
                                              compile_graph, compile_graph)
-    return Program(compiled, call.key())
+    return Program(compiled, call.key(), built[0].backend, built[0].n_kernels)
 
 
 def _example_scalars(call: IRCall) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
@@ -257,8 +263,7 @@ def run(call: IRCall, program: Program, lr: float) -> None:
     steps = None
     if call.kind == "adam":
         # torch's step: state["step"] += 1 on the host, then its value feeds the bias corrections
-        # (the program gets the counts after the increment; the tensors are stepped once it ran,
-        # so that a program failing at its first launch leaves every tensor as it was)
+        # (the program gets the counts after the increment; the tensors are stepped once it ran)
         steps = torch.stack([s if s.dtype == torch.float64 else s.to(torch.float64) for s in call.steps]) + 1
         steps = steps.to(call.device, non_blocking=True)
     made = program.fn(call.flat_args(lr_t, steps))

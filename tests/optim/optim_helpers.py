@@ -49,7 +49,7 @@ def train(model, opt, data, clip=None, scheduler=None, use_closure=False) -> lis
     return losses
 
 
-def run_pair(make_opt, config, steps=10, dtype=torch.float32, **train_kw):
+def run_pair(make_opt, config, steps=10, dtype=torch.float32, via="auto", **train_kw):
     """Train the same MLP eagerly and with the compiled step; return both (model, opt)."""
     data = batches(steps, dtype)
     out = []
@@ -57,7 +57,7 @@ def run_pair(make_opt, config, steps=10, dtype=torch.float32, **train_kw):
         model = make_mlp(dtype)
         opt = make_opt(model.parameters())
         if compiled:
-            compile_optimizer(opt, config)
+            compile_optimizer(opt, config, via=via)
         train(model, opt, data, **train_kw)
         out.append((model, opt))
     return out
@@ -78,3 +78,24 @@ def assert_state_equal(opt_a, opt_b, params_a, params_b) -> None:
             ta, tb = sa[key], sb[key]
             assert isinstance(tb, torch.Tensor) and tb.dtype == ta.dtype and tb.shape == ta.shape, key
             assert torch.equal(ta, tb), key
+
+
+def assert_params_close(model_a: nn.Module, model_b: nn.Module, **tol) -> None:
+    """Equal to float rounding: the IR path's kernels round as bessemer's generated code does
+    (fused expressions, the backend's sqrt), not op for op as eager."""
+    for (name, a), b in zip(model_a.named_parameters(), model_b.parameters()):
+        torch.testing.assert_close(b, a, **tol, msg=lambda m: f"{name}: {m}")
+
+
+def assert_state_close(opt_a, opt_b, params_a, params_b, **tol) -> None:
+    for pa, pb in zip(params_a, params_b):
+        sa, sb = opt_a.state.get(pa, {}), opt_b.state.get(pb, {})
+        assert sorted(sa) == sorted(sb)
+        for key in sa:
+            ta, tb = sa[key], sb[key]
+            assert isinstance(tb, torch.Tensor) and tb.dtype == ta.dtype and tb.shape == ta.shape, key
+            assert tb.device == ta.device, key
+            if key == "step":
+                assert torch.equal(ta, tb), key      # a count: exact
+            else:
+                torch.testing.assert_close(tb, ta, **tol, msg=lambda m: f"{key}: {m}")
