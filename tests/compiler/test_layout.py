@@ -221,3 +221,47 @@ def test_the_rules_see_imports():
                                                    if n.startswith(f"{COMPILER}.capture")))
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+# -- the docs name files that exist ------------------------------------------------------------
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+# A path in the docs: folders and a file name with an extension, starting at a folder of this
+# tree (bessemer/, the compiler's folders, docs/, tests/, ...). Output folders a command writes
+# (bench-out/, a job's folder) start elsewhere and are not checked.
+_FIRST = ("bessemer", "compiler", "capture", "partition", "lowering", "ir", "passes", "codegen",
+          "runtime", "bench", "tune", "jobs", "zoo", "docs", "tests", "scripts", "examples")
+_PATH = re.compile(r"(?<![\w./:~<>-])((?:%s)/(?:[\w.-]+/)*[\w.-]+\.(?:py|md|txt|toml|png|sh|json))(?![\w/])"
+                   % "|".join(_FIRST))
+# Where a path in the docs may be relative to: the repository, the package, the compiler
+# (`passes/simplify.py`), the docs folder (links between pages).
+_BASES = (ROOT, PKG, PKG / "compiler", ROOT / "docs")
+
+# Named by the docs before they are in the tree: the kernel IR's own page is being written
+# with the loop-level IR it describes; drop it from here once docs/kernel-ir.md exists.
+NOT_YET = {"docs/kernel-ir.md", "kernel-ir.md"}
+
+
+def _doc_paths() -> list[tuple[str, int, str]]:
+    found = []
+    for doc in DOCS:
+        for i, line in enumerate(doc.read_text().splitlines(), 1):
+            found += [(doc.name, i, m.group(1)) for m in _PATH.finditer(line)]
+            # markdown links between pages: [text](memory.md#anchor)
+            found += [(doc.name, i, m.group(1)) for m in re.finditer(r"\]\(([\w.-]+\.md)(?:#[\w-]*)?\)", line)]
+    return found
+
+
+def test_paths_in_the_docs_exist():
+    paths = _doc_paths()
+    assert len(paths) > 50, "the pattern finds the docs' paths"     # README and design.md name dozens
+    missing = [f"{doc}:{line}: {p}" for doc, line, p in paths
+               if p not in NOT_YET and not any((base / p).exists() for base in _BASES)]
+    assert not missing, "paths in the docs that are not in the tree:\n" + "\n".join(missing)
+
+
+def test_the_docs_path_pattern():
+    line = ("see bessemer/compiler/passes/memory.py, `passes/fuse.py`, [x](docs/memory.md#a), "
+            "https://x.org/docs/y.py, bench-out/results.md and ~/.cache/bessemer/x.py")
+    assert [m.group(1) for m in _PATH.finditer(line)] == [
+        "bessemer/compiler/passes/memory.py", "passes/fuse.py", "docs/memory.md"]
