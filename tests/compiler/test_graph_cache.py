@@ -201,6 +201,30 @@ def test_the_key_salt_follows_the_config(tmp_path):
         assert graph_cache.salt(a.replace(**change)) != graph_cache.salt(a), change
 
 
+def test_torchs_cache_is_patched_for_the_block_and_restored_after_it():
+    """The attributes `active` sets on torch's cache come back as they were: a class's own
+    classmethod object, an inherited method (no entry left on the class), a module function,
+    also when the block raises."""
+    from torch._functorch._aot_autograd import autograd_cache as aot_cache
+    from torch._functorch._aot_autograd.autograd_cache import AOTAutogradCache
+
+    cls = AOTAutogradCache
+    own = "_get_tmp_dir" in vars(cls) and vars(cls)["_get_tmp_dir"]
+    inherited = "iterate_over_candidates" not in vars(cls) and cls.iterate_over_candidates
+    key = aot_cache.autograd_cache_key
+    assert own and inherited, "the attributes the graph cache patches moved in torch"
+    with pytest.raises(RuntimeError):
+        with graph_cache._patched(cls, "_get_tmp_dir", classmethod(lambda c: "/x")), \
+                graph_cache._patched(cls, "iterate_over_candidates", classmethod(lambda c, *a: [])), \
+                graph_cache._patched(aot_cache, "autograd_cache_key", None):
+            assert cls._get_tmp_dir() == "/x" and cls.iterate_over_candidates(1) == []
+            assert aot_cache.autograd_cache_key is None
+            raise RuntimeError
+    assert vars(cls)["_get_tmp_dir"] is own
+    assert "iterate_over_candidates" not in vars(cls) and cls.iterate_over_candidates == inherited
+    assert aot_cache.autograd_cache_key is key
+
+
 def test_the_key_tells_aliased_inputs_and_storage_offsets_apart():
     """The same graph code called with inputs that share a storage, or that start inside one,
     is another compile (AOTAutograd's runtime handles aliased inputs apart): another key."""
