@@ -19,7 +19,8 @@
 
 Every pass is timed; with a debug folder, each writes what it produced there.
 With `verify` (always in the tests, and under debug) the IR's invariants are
-checked after every graph pass and the schedule's after fusion (verify.py).
+checked after every graph pass, the schedule's after fusion and the loop program
+the backend prints (verify.py).
 """
 from __future__ import annotations
 
@@ -39,9 +40,10 @@ from bessemer.compiler.codegen.wrapper import write_wrapper
 from bessemer.compiler.lowering.lower import lower
 from bessemer.compiler.passes.fuse import fuse
 from bessemer.compiler.passes.input_writes import write_into_inputs
+from bessemer.compiler.passes.lower_kernels import lower_kernels
 from bessemer.compiler.passes.memory import plan_memory
 from bessemer.compiler.passes.simplify import cse, dce, fold_views, simplify
-from bessemer.compiler.ir.verify import verify_graph, verify_schedule
+from bessemer.compiler.ir.verify import verify_graph, verify_loops, verify_schedule
 
 GRAPH_PASSES: list[tuple[str, Callable[[ir.Graph], ir.Graph]]] = [
     ("dce", dce),
@@ -135,6 +137,12 @@ class Pipeline:
             self._verify(verify_schedule, sched, "input_writes")
         plan = self._timed("plan_memory", plan_memory, sched, donated | maybe, writes.stores)
         self._dump("plan_memory", plan.format())
+        if self.verify:
+            # the loop program the backend prints (its render lowers the schedule itself: the
+            # check and the dump cost one more lowering, only when verifying or debugging)
+            loops = self._timed("lower_kernels", lower_kernels, sched, backend.name)
+            self._dump("loops", loops.format())
+            self._verify(verify_loops, loops, "lower_kernels")
         src, kernels = self._timed("render", backend.render, sched)
         self._dump("kernels", src, backend.source_ext)
         built = backends.Built({}, None, True)

@@ -22,8 +22,17 @@ class CodegenError(Exception):
     """The renderer cannot express this graph (the graph then runs eagerly)."""
 
 
+_SHORT = {torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16", torch.float16: "f16",
+          torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8",
+          torch.bool: "bool"}
+
+
 def _dt(dt: torch.dtype) -> str:
-    return str(dt).replace("torch.", "")
+    return _SHORT.get(dt, str(dt).replace("torch.", ""))
+
+
+def _ix(index) -> str:
+    return index.format()[1:-1]
 
 
 def format_terms(terms, const) -> str:
@@ -63,7 +72,7 @@ class Load:
 
     def format(self) -> str:
         m = f" mask {self.mask}" if self.mask else ""
-        return f"load(b{self.param}{self.index.format()}, {_dt(self.dtype)}{m})"
+        return f"b{self.param}[{_ix(self.index)}{m}]:{_dt(self.dtype)}"
 
 
 @dataclass(frozen=True)
@@ -84,7 +93,7 @@ class Iota:
     dtype: torch.dtype
 
     def format(self) -> str:
-        return f"iota({self.start!r}, {self.step!r}, {self.index.format()}, {_dt(self.dtype)})"
+        return f"iota({self.start!r} + {self.step!r} * [{_ix(self.index)}]):{_dt(self.dtype)}"
 
 
 @dataclass(frozen=True)
@@ -191,7 +200,7 @@ class Store:
     def format_lines(self, ind: str) -> list[str]:
         m = f" mask {self.mask}" if self.mask else ""
         f = f" fill {self.fill}" if self.fill else ""
-        return [f"{ind}store b{self.param}{self.index.format()} = {self.value.format()}{m}{f}"]
+        return [f"{ind}store b{self.param}[{_ix(self.index)}{m}{f}]:{_dt(self.dtype)} = {self.value.format()}"]
 
 
 @dataclass(frozen=True)
@@ -393,7 +402,8 @@ class IndexVars:
     vars: tuple
 
     def format_lines(self, ind: str) -> list[str]:
-        return [f"{ind}{v} = {self.flat} // {d}" + (f" % {m}" if m is not None else "") for v, d, m in self.vars]
+        return [f"{ind}{v} = {self.flat}" + (f" // {d}" if d != 1 else "") + (f" % {m}" if m is not None else "")
+                for v, d, m in self.vars]
 
 
 @dataclass(frozen=True)

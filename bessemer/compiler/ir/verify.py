@@ -204,3 +204,123 @@ def _check_available(s: Schedule, n: Node, computed: set, where: str, user) -> N
     if n.kind != Kind.INPUT and n not in computed and n.kind not in Group.GENERATED:
         _fail(where, user, f"reads {n!r} before any step computes it")
 
+
+
+# -- the loop program (passes/lower_kernels.py) ---------------------------------------------------
+def verify_loops(program, where: str = "lower_kernels") -> None:
+    """Every loop or index variable used is bound by an enclosing loop (or index
+    statement) before it; every temporary, accumulator and tile is defined before it is
+    used; every load reads a parameter and every store writes one the kernel writes; an
+    index names each variable once, as an index variable (not a value)."""
+    for lk in program.kernels:
+        _LoopCheck(lk, where).run()
+
+
+class _LoopCheck:
+    def __init__(self, lk, where: str):
+        self.lk, self.where = lk, where
+
+    def fail(self, msg: str):
+        raise VerifyError(f"after {self.where}: kernel {self.lk.name}: {msg}")
+
+    def run(self) -> None:
+        self.block(self.lk.body, set(), set())
+        if self.lk.fin:
+            self.block(self.lk.fin, set(), set())
+
+    # vars: index variables bound here; vals: temporaries / accumulators / tiles defined here
+    def block(self, stmts, vars_: set, vals: set) -> None:
+        from bessemer.compiler.ir import loops as L
+        vars_, vals = set(vars_), set(vals)
+        for s in stmts:
+            if isinstance(s, L.Loop):
+                for b in (s.start, s.stop):
+                    self.bound(b, vars_)
+                self.block(s.body, vars_ | {s.var}, vals)
+            elif isinstance(s, L.ThreadRegion):
+                self.block(s.body, vars_ | {"t", "nt", "rb", "re"}, vals)
+                vars_.add("nt_used")
+            elif isinstance(s, L.BlockEnd):
+                for e, b, _, _ in s.ends:
+                    self.bound(b, vars_)
+                vars_ |= {e for e, *_ in s.ends}
+            elif isinstance(s, L.XTile):
+                vars_.add("xs")
+            elif isinstance(s, L.RowTile):
+                vars_.add("rs")
+            elif isinstance(s, L.IndexVars):
+                self.bound(s.flat, vars_)
+                vars_ |= {v for v, _, _ in s.vars}
+            else:
+                self.statement(s, vars_, vals)
+
+    def bound(self, b, vars_: set) -> None:
+        if isinstance(b, str) and b not in vars_ and b != "RBLOCK":
+            self.fail(f"loop bound {b} is not bound")
+
+    def statement(self, s, vars_: set, vals: set) -> None:
+        from bessemer.compiler.ir import loops as L
+        params = self.lk.params
+        for e in _exprs(s):
+            self.expr(e, vars_, vals)
+        if isinstance(s, L.Let):
+            vals.add(s.name)
+        elif isinstance(s, L.Store):
+            if not 0 <= s.param < len(params) or not params[s.param].written:
+                self.fail(f"store to b{s.param}, which the kernel does not write")
+            self.index(s.index, vars_, vals)
+        elif isinstance(s, L.AccDecl):
+            vals.add(s.name)
+        elif isinstance(s, L.TileDecl):
+            vals.add(f"tile{s.tile}")
+        elif isinstance(s, L.TileStore):
+            self.expr(s.ref, vars_, vals)
+        elif isinstance(s, L.Fold):
+            if not s.tile:   # a whole-row tile's fold defines its accumulator
+                self.expr(s.acc, vars_, vals)
+            vals.add(s.acc.name)
+        elif isinstance(s, (L.NanRestore, L.Combine, L.WorkspaceStore)):
+            if s.acc not in vals:
+                self.fail(f"accumulator {s.acc} used before it is defined")
+        elif isinstance(s, L.WorkspaceLoad):
+            vals.add(s.acc)
+
+    def expr(self, e, vars_: set, vals: set) -> None:
+        from bessemer.compiler.ir import loops as L
+        for x in L.walk(e):
+            if isinstance(x, L.Temp) and x.name not in vals:
+                self.fail(f"temporary {x.name} used before it is defined")
+            elif isinstance(x, L.AccRef):
+                if x.name not in vals:
+                    self.fail(f"accumulator {x.name} used before it is defined")
+                if x.block and not {"o0", "ob"} <= vars_:
+                    self.fail(f"column accumulator {x.name} used outside a column block")
+            elif isinstance(x, L.TileRef):
+                if f"tile{x.tile}" not in vals:
+                    self.fail(f"tile{x.tile} used before it is declared")
+                for v in (x.vl, x.vj, x.vl + "b", x.vj + "b"):
+                    self.bound(v, vars_)
+            elif isinstance(x, L.Load):
+                if not 0 <= x.param < len(self.lk.params):
+                    self.fail(f"load of b{x.param}, not a parameter")
+                self.index(x.index, vars_, vals)
+            elif isinstance(x, L.Iota):
+                self.index(x.index, vars_, vals)
+
+    def index(self, idx, vars_: set, vals: set) -> None:
+        names = [v for v, _ in idx.terms]
+        if len(set(names)) != len(names):
+            self.fail(f"index {idx.format()} names a variable twice")
+        for v in names:
+            if v in vals:
+                self.fail(f"index {idx.format()} uses the value {v}")
+            if v not in vars_:
+                self.fail(f"index {idx.format()}: loop variable {v} is not bound by an enclosing loop")
+
+
+def _exprs(s):
+    """The value expressions a statement reads."""
+    from bessemer.compiler.ir import loops as L
+    if isinstance(s, (L.Let, L.Store, L.TileStore, L.Fold)):
+        return [s.value]
+    return []
