@@ -9,6 +9,7 @@
     bessemer bench --dynamic [MODEL ...] [--lengths 64,80,96,112,128] [--batches 4,8]
                                                     varying shapes against a static run (dynamic.py)
     bessemer bench memory [MODEL ...]               rematerialization and the memory plan, measured (memory.py)
+    bessemer bench optim [MODEL ...]                opt.step() eager, template, IR, torch.compile (optim.py)
 
 Bad input (an unknown model, mode or scale, a size the model does not take, a
 batch that does not fit in memory) is reported in one line, with exit code 2,
@@ -125,6 +126,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     if argv[:1] == ["memory"]:
         from . import memory
         return memory.main(argv[1:])
+    if argv[:1] == ["optim"]:
+        from . import optim
+        return optim.main(argv[1:])
     try:
         args = build_parser().parse_args(argv)
         if args.list:
