@@ -198,10 +198,23 @@ def test_codegen_does_not_import_capture_partition_runtime():
     assert not bad, "\n".join(bad)
 
 
+def _is_python(path: Path) -> bool:
+    first = path.read_bytes().split(b"\n", 1)[0]
+    return path.suffix == ".py" or (first.startswith(b"#!") and b"python" in first)
+
+
+def _python_outside_tests() -> list[Path]:
+    """The package's modules, the examples and the scripts (by extension or a python #! line)."""
+    scripts = [p for p in sorted((ROOT / "scripts").iterdir()) if p.is_file() and _is_python(p)]
+    return [*MODULES.values(), *sorted((ROOT / "examples").rglob("*.py")), *scripts]
+
+
 def test_no_mock_outside_tests():
-    bad = [f"{n}:{line} imports {imp}" for n, path in MODULES.items()
-           for imp, line in _all_imported_names(path)
-           if imp.split(".")[0] == "unittest" or imp.split(".")[0] == "mock"]
+    files = _python_outside_tests()
+    assert len(files) > len(MODULES)
+    bad = [f"{p.relative_to(ROOT)}:{line} imports {imp}" for p in files
+           for imp, line in _all_imported_names(p)
+           if imp.split(".")[0] in ("unittest", "mock")]
     assert not bad, "\n".join(bad)
 
 
