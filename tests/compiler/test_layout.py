@@ -23,7 +23,6 @@ import ast
 import re
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "bessemer"
