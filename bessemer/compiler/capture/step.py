@@ -100,7 +100,7 @@ class _StepProgram:
         from bessemer.compiler.capture.backend import _LazyDecompositions
         # the updates stay in the graph as copy_ into the inputs, which the pipeline turns into
         # kernels storing each new value into its parameter or state (passes/input_writes.py)
-        self.compiled = aot_function(self.fn, fw_compiler=be.compiler("inference"),
+        self.compiled = aot_function(self.fn, fw_compiler=_rewritten(be.compiler("inference")),
                                      keep_inference_input_mutations=True, decompositions=_LazyDecompositions())
 
     def fn(self, params, buffers, states, lrs, args, kwargs):
@@ -145,6 +145,18 @@ class _StepProgram:
 
     def __call__(self, params, buffers, states, lrs, args, kwargs):
         return self.compiled(params, buffers, states, lrs, args, kwargs)
+
+
+def _rewritten(compile_graph):
+    """compile_graph, after the rewrites a joint graph gets before its partition
+    (partition/joint.py): equalities, which as well keep the step's forward from writing
+    what only its backward reads (cross-entropy's log-softmax)."""
+    from bessemer.compiler.partition.joint import rewrite
+
+    def run(gm, example_inputs):
+        rewrite(gm)
+        return compile_graph(gm, example_inputs)
+    return run
 
 
 class _Bound:
