@@ -417,7 +417,8 @@ class RowTile:
 
     def format_lines(self, ind: str) -> list[str]:
         c = f" within chunk {self.chunk}" if self.chunk else ""
-        return [f"{ind}rs = {self.start or ''}rbase < {self.rlen}{c}"]
+        start = f"{self.start} + " if self.start else ""
+        return [f"{ind}rs = {start}rbase < {self.rlen}{c}"]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,283 @@
+"""The loop-level kernel IR (ir/loops.py): small hand-built schedules through
+lower_kernels for both targets, checked against the exact text of LoopProgram.format(),
+and verify_loops rejecting broken programs. A changed kernel decision shows up here as
+a readable diff; update the expected text only for a change that is meant."""
+from __future__ import annotations
+
+import textwrap
+from dataclasses import replace
+
+import pytest
+import torch
+
+from bessemer.compiler.codegen import cpp, triton
+from bessemer.compiler.ir import loops as L
+from bessemer.compiler.ir.graph import Graph
+from bessemer.compiler.ir.verify import VerifyError, verify_loops
+from bessemer.compiler.ir.views import broadcast, permute
+from bessemer.compiler.passes.fuse import fuse
+from bessemer.compiler.passes.lower_kernels import lower_kernels
+from bessemer.compiler.passes.simplify import fold_views
+
+F32 = torch.float32
+
+
+def _text(s: str) -> str:
+    return textwrap.dedent(s).lstrip("\n")
+
+
+def softmax() -> Graph:
+    g = Graph()
+    x = g.input((4, 8), F32, (8, 1), name="x")
+    m = g.reduce("max", x, (1,), True, F32)
+    ex = g.pointwise("exp", [g.pointwise("sub", [x, broadcast(g, m, (4, 8))], F32)], F32)
+    s = g.reduce("sum", ex, (1,), True, F32)
+    g.output([g.pointwise("div", [ex, broadcast(g, s, (4, 8))], F32)])
+    return g
+
+
+def bias_add() -> Graph:
+    g = Graph()
+    x = g.input((4, 8), F32, (8, 1), name="x")
+    b = g.input((8,), F32, (1,), name="b")
+    g.output([g.pointwise("add", [x, broadcast(g, b, (4, 8))], F32)])
+    return g
+
+
+def bias_grad() -> Graph:
+    """A bias gradient: a column sum over enough rows that C++ splits them among threads
+    and Triton into chunks."""
+    g = Graph()
+    dy = g.input((4096, 8), F32, (8, 1), name="dy")
+    g.output([g.reduce("sum", dy, (0,), False, F32)])
+    return g
+
+
+def transpose_neg() -> Graph:
+    g = Graph()
+    x = g.input((32, 64), F32, (64, 1), name="x")
+    g.output([g.pointwise("neg", [permute(g, x, (1, 0))], F32)])
+    return g
+
+
+def _lower(graph_fn, target: str) -> L.LoopProgram:
+    sched = fuse(fold_views(graph_fn()))
+    program = lower_kernels(sched, target, cores=2) if target == "cpp" else lower_kernels(sched, target)
+    verify_loops(program)
+    return program
+
+
+GOLDEN = {
+    ("softmax", "cpp"): _text("""
+        kernel k0(b0=x:f32, b1=r0:f32 w, b2=r4:f32 w)
+          row reduction, 160 bytes, cpp rows [o0<4, r0<8] parallel=False
+          for o0 in 0..4:
+            acc acc_r0: max f32 +nan flag
+            for r0 in 0..8 [simd max:acc_r0]:
+              fold acc_r0 <- max(b0[8*o0 + r0]:f32) omp keep_nan
+            nan_restore acc_r0
+            store b1[o0]:f32 = acc_r0
+            acc acc_r4: sum f32
+            for r0 in 0..8 [simd sum:acc_r4]:
+              let t1: f32 = sub(b0[8*o0 + r0]:f32, narrow(acc_r0)):f32
+              let t2: f32 = exp(t1):f32
+              fold acc_r4 <- sum(t2) omp
+            store b2[o0]:f32 = acc_r4
+
+        kernel k1(b0=x:f32, b1=r0:f32, b2=r4:f32, b3=p6:f32 w)
+          pointwise, 288 bytes, cpp flat [o0<4, o1<8] parallel=False
+          for o0 in 0..4:
+            for o1 in 0..8 [simd]:
+              let t1: f32 = sub(b0[8*o0 + o1]:f32, b1[o0]:f32):f32
+              let t2: f32 = exp(t1):f32
+              let t3: f32 = div(t2, b2[o0]:f32):f32
+              store b3[8*o0 + o1]:f32 = t3
+        """),
+    ("softmax", "triton"): _text("""
+        kernel k0(b0=x:f32, b1=r0:f32 w, b2=r4:f32 w)
+          row reduction, 160 bytes, triton persistent numel=32 rows=4 rlen=8 tl.int32
+          xs = block of XBLOCK rows < 4 (tl.int32)
+          rbase = lanes of RBLOCK (tl.int32)
+          x0 = xs
+          rs = rbase < 8
+          r0 = rs
+          let t1: f32 = b0[8*xs + rs mask xr]:f32
+          fold acc0 <- max(t1) tile
+          combine acc0: max f32
+          read acc0: max f32
+          store b1[xs mask x]:f32 = acc0
+          let t2: f32 = sub(t1, acc0):f32
+          let t3: f32 = exp(t2):f32
+          fold acc1 <- sum(t3) tile
+          combine acc1: sum f32
+          read acc1: sum f32
+          store b2[xs mask x]:f32 = acc1
+
+        kernel k1(b0=x:f32, b1=r0:f32, b2=r4:f32, b3=p6:f32 w)
+          pointwise, 288 bytes, triton pointwise numel=32 rows=32 rlen=1 tl.int32
+          xs = block of XBLOCK < 32 (tl.int32)
+          x0 = xs // 8
+          x1 = xs % 8
+          let t1: f32 = b0[xs mask x]:f32
+          let t2: f32 = b1[x0 mask x]:f32
+          let t3: f32 = sub(t1, t2):f32
+          let t4: f32 = exp(t3):f32
+          let t5: f32 = b2[x0 mask x]:f32
+          let t6: f32 = div(t4, t5):f32
+          store b3[xs mask x]:f32 = t6
+        """),
+    ("bias_add", "cpp"): _text("""
+        kernel k0(b0=x:f32, b1=b:f32, b2=p1:f32 w)
+          pointwise, 288 bytes, cpp flat [o0<4, o1<8] parallel=False
+          for o0 in 0..4:
+            for o1 in 0..8 [simd]:
+              let t1: f32 = add(b0[8*o0 + o1]:f32, b1[o1]:f32):f32
+              store b2[8*o0 + o1]:f32 = t1
+        """),
+    ("bias_add", "triton"): _text("""
+        kernel k0(b0=x:f32, b1=b:f32, b2=p1:f32 w)
+          pointwise, 288 bytes, triton pointwise numel=32 rows=32 rlen=1 tl.int32
+          xs = block of XBLOCK < 32 (tl.int32)
+          x0 = xs // 8
+          x1 = xs % 8
+          let t1: f32 = b0[xs mask x]:f32
+          let t2: f32 = b1[x1 mask x]:f32
+          let t3: f32 = add(t1, t2):f32
+          store b2[xs mask x]:f32 = t3
+        """),
+    ("bias_grad", "cpp"): _text("""
+        kernel k0(b0=dy:f32, b1=r0:f32 w)
+          column reduction, 131104 bytes, cpp columns-split [o0<8, r0<4096] parallel=True cb=8
+          threads t, rows rb..re of 4096, part[1][8]:
+            for ob in 0..8 by 8:
+              oe = min(ob + 8, 8)
+              acc acc_r0[8]: sum f32
+              for r0 in rb..re:
+                for o0 in ob..oe [simd]:
+                  fold acc_r0[o0 - ob] <- sum(b0[8*r0 + o0]:f32)
+              for o0 in ob..oe:
+                workspace[0] <- acc_r0
+          for ob in 0..8 by 8:
+            oe = min(ob + 8, 8)
+            acc acc_r0[8]: sum f32
+            for t in 0..nt_used:
+              for o0 in ob..oe:
+                fold acc_r0[o0 - ob] <- sum(part[t, 0/1, o0 of 8])
+            for o0 in ob..oe:
+              store b1[o0]:f32 = acc_r0[o0 - ob]
+          free part
+        """),
+    ("bias_grad", "triton"): _text("""
+        kernel k0(b0=dy:f32, b1=r0:f32 w)
+          column reduction, 131104 bytes, triton split numel=32768 rows=8 rlen=4096 column tl.int32 split=32 chunk=128
+          xs = block of XBLOCK rows < 8 (tl.int32)
+          x0 = xs
+          rbase = lanes of RBLOCK (tl.int32), chunks of 128
+          acc acc0: sum f32
+          for roff in 0..128 by RBLOCK:
+            rs = rstart + roff + rbase < 4096 within chunk 128
+            r0 = rs
+            let t1: f32 = b0[xs + 8*rs mask xr]:f32
+            fold acc0 <- sum(t1)
+          combine acc0: sum f32
+          workspace[0] <- acc0
+          fin:
+            xs = block of XBLOCK rows < 8 (tl.int32)
+            x0 = xs
+            sidx = chunks 32 in block 32
+            acc0 <- workspace[0]
+            combine acc0: sum f32
+            read acc0: sum f32
+            store b1[xs mask x]:f32 = acc0
+        """),
+    ("transpose_neg", "cpp"): _text("""
+        kernel k0(b0=x:f32, b1=p1:f32 w)
+          pointwise, 16384 bytes, cpp tiled [o0<64, o1<32] parallel=False tile=(16, 32)
+          for o0b in 0..64 by 16:
+            for o1b in 0..32 by 32:
+              o0e = min(o0b + 16, 64)
+              o1e = min(o1b + 32, 32)
+              tile tile0: f32[32, 16]
+              for o1 in o1b..o1e:
+                for o0 in o0b..o0e [simd]:
+                  let t1: f32 = neg(b0[o0 + 64*o1]:f32):f32
+                  tile0[o1 - o1b][o0 - o0b] = t1
+              for o0 in o0b..o0e:
+                for o1 in o1b..o1e [simd]:
+                  store b1[32*o0 + o1]:f32 = tile0[o1 - o1b][o0 - o0b]
+        """),
+    ("transpose_neg", "triton"): _text("""
+        kernel k0(b0=x:f32, b1=p1:f32 w)
+          pointwise, 16384 bytes, triton pointwise numel=2048 rows=2048 rlen=1 tl.int32
+          xs = block of XBLOCK < 2048 (tl.int32)
+          x0 = xs // 32
+          x1 = xs % 32
+          let t1: f32 = b0[x0 + 64*x1 mask x]:f32
+          let t2: f32 = neg(t1):f32
+          store b1[xs mask x]:f32 = t2
+        """),
+}
+CASES = [(name, fn, target) for name, fn in (("softmax", softmax), ("bias_add", bias_add),
+                                             ("bias_grad", bias_grad), ("transpose_neg", transpose_neg))
+         for target in ("cpp", "triton")]
+
+
+@pytest.mark.parametrize("name,graph_fn,target", CASES, ids=[f"{n}-{t}" for n, _, t in CASES])
+def test_lowered_kernels_match_golden(name, graph_fn, target):
+    assert _lower(graph_fn, target).format() == GOLDEN[(name, target)]
+
+
+def test_printers_spell_the_lowered_program():
+    """The printers take the decisions as made: the C++ split's column block and thread
+    slices, the Triton split's chunks, the tiles of a transposing copy."""
+    sched = fuse(fold_views(bias_grad()))
+    src, kernels = cpp.render(sched, cores=2)
+    assert "acc_r0[8]" in src and "#pragma omp parallel\n" in src and "std::free(part);" in src
+    tsrc, tkernels = triton.render(sched)
+    assert tkernels[0].meta.split == 32 and "tl.program_id(1).to(tl.int32) * 128" in tsrc
+    src, _ = cpp.render(fuse(fold_views(transpose_neg())), cores=2)
+    assert "float tile0[32][16];" in src
+
+
+def _broken(program: L.LoopProgram, fn) -> L.LoopProgram:
+    k = program.kernels[0]
+    return replace(program, kernels=(replace(k, body=L.map_tree(k.body, fn)),) + program.kernels[1:])
+
+
+def test_verify_loops_rejects_a_store_to_a_read_parameter():
+    program = _lower(bias_add, "cpp")
+    bad = _broken(program, lambda x: replace(x, param=0) if isinstance(x, L.Store) else x)
+    with pytest.raises(VerifyError, match="store to b0, which the kernel does not write"):
+        verify_loops(bad)
+
+
+def test_verify_loops_rejects_an_unbound_loop_variable():
+    program = _lower(bias_add, "cpp")
+    bad = _broken(program, lambda x: replace(x, var="o9") if isinstance(x, L.Loop) and x.var == "o1" else x)
+    with pytest.raises(VerifyError, match="loop variable o1 is not bound"):
+        verify_loops(bad)
+
+
+def test_verify_loops_rejects_a_temporary_used_before_it_is_defined():
+    program = _lower(softmax, "triton")
+    k = program.kernels[1]
+    body = list(k.body)
+    i = next(i for i, s in enumerate(body) if isinstance(s, L.Let) and isinstance(s.value, L.Op))
+    body[i - 1], body[i] = body[i], body[i - 1]   # the op before the load it reads
+    with pytest.raises(VerifyError, match="temporary t2 used before it is defined"):
+        verify_loops(replace(program, kernels=(program.kernels[0], replace(k, body=tuple(body)))))
+
+
+def test_verify_loops_rejects_an_accumulator_read_before_its_declaration():
+    program = _lower(softmax, "cpp")
+    bad = _broken(program, lambda x: replace(x, name="acc_other") if isinstance(x, L.AccDecl) else x)
+    with pytest.raises(VerifyError, match="accumulator acc_r0 used before it is defined"):
+        verify_loops(bad)
+
+
+def test_verify_loops_rejects_an_index_naming_a_variable_twice():
+    program = _lower(bias_add, "cpp")
+    bad = _broken(program, lambda x: replace(x, terms=x.terms + x.terms[:1]) if isinstance(x, L.Index) and
+                  len(x.terms) == 2 else x)
+    with pytest.raises(VerifyError, match="names a variable twice"):
+        verify_loops(bad)
