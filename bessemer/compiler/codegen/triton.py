@@ -1,18 +1,8 @@
-"""The Triton renderer: a Schedule's kernels as Triton functions for the GPU.
+"""The Triton printer: a schedule's loop program (ir/loops.py) as Triton functions for the GPU.
 
-The same fused kernels the C++ renderer turns into loops become Triton programs:
-
-  pointwise kernel   the domain flattened to one index; a program handles XBLOCK
-                     elements, decomposed into the (merged) domain dims.
-  reduction kernel   a program handles XBLOCK rows as an [XBLOCK, RBLOCK] tile.
-                     When a whole row fits one tile (RBLOCK >= row length) the
-                     kernel is *persistent*: every phase works on the same tile,
-                     so a softmax or layer norm reads its input once. Otherwise
-                     each phase loops over the row in RBLOCK chunks, reductions
-                     accumulating lane-wise and combining across lanes at the end.
-                     A column reduction with too few column blocks to fill a GPU
-                     is split: chunks of rows into a workspace, then a second
-                     function combines them.
+passes/kernel_plan_triton.py decided each kernel's tiling (pointwise, persistent,
+looped or split; see there); this module spells it: the tile set-up, loads and stores
+with their masks, the ops by ops.py's Triton spellings, the reductions' parts.
 
 Identical kernels (each layer's copy of a block) become one function.
 

@@ -19,8 +19,8 @@ from typing import Optional
 
 from bessemer.compiler.ir.graph import IndexMap
 from bessemer.compiler.ir.loops import (AccDecl, AccRef, BlockEnd, CppPlan, Fold, FreeParts, Loop, LoopKernel,
-                                        NanRestore, Parallel, Reduction, Store, ThreadRegion, TileDecl, TileRef,
-                                        TileStore, WorkspaceStore)
+                                        NanRestore, Parallel, PartRef, Reduction, Store, ThreadRegion, TileDecl,
+                                        TileRef, TileStore, WorkspaceStore)
 from bessemer.compiler.ir.ops import REDUCTIONS
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
 from bessemer.compiler.ir.symbolic import Dim, hint
@@ -368,7 +368,7 @@ def _column_split(blocks, ON, CB, loops_i, work):
     region = ThreadRegion(cond, RN, ON, n_acc, (Loop("ob", 0, ON, tuple(part), step=CB),))
     # the combine: partial sums in thread order, then what reads the finished reductions
     folds = tuple(Fold(AccRef(f"acc_{r.name}", r.dtype, block=True), r.name, r.op, r.dtype,
-                       _part(r, j, n_acc, ON)) for j, r in enumerate(reds))
+                       PartRef(r.op, r.dtype, j, n_acc, ON)) for j, r in enumerate(reds))
     comb = [BlockEnd((("oe", "ob", CB, ON),))] + _decls(reds, CB)
     comb.append(Loop("t", 0, "nt_used", (Loop("o0", "ob", "oe", folds),), ctype="int"))
     if after:
@@ -376,8 +376,3 @@ def _column_split(blocks, ON, CB, loops_i, work):
     for _, _, olines, _ in rest:
         comb.append(Loop("o0", "ob", "oe", tuple(olines)))
     return [region, Loop("ob", 0, ON, tuple(comb), step=CB), FreeParts()], True, cond
-
-
-def _part(r, j, n_acc, ON):
-    from bessemer.compiler.ir.loops import PartRef
-    return PartRef(r.op, r.dtype, j, n_acc, ON)

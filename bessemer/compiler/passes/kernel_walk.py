@@ -14,14 +14,14 @@ and falls back to another walks the kernel again with a fresh Walker.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Callable, Optional
 
 import torch
 
 from bessemer.compiler.ir.graph import Group, IndexMap, Kind, Node
 from bessemer.compiler.ir.loops import (CodegenError, Const, Index, Iota, Let, Load, Op, Param, Round, Store, Temp,
-                                        map_tree)
+                                        map_tree, walk)
 from bessemer.compiler.ir.ops import OPS
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, member_role, normalize_map, outer_map
 from bessemer.compiler.ir.symbolic import Dim, hint, symbols_in
@@ -274,7 +274,6 @@ class Walker:
             if isinstance(idx, DomainIndex):
                 if fn is not None:
                     return fn(x, idx, conv)
-                from dataclasses import replace
                 return replace(x, index=conv(idx))
             return x
         return map_tree(tuple(body), visit)
@@ -296,8 +295,6 @@ class Walker:
 
 def symbols_of(*trees) -> tuple:
     """The size symbols the loop IR `trees` use, sorted."""
-    from bessemer.compiler.ir.loops import walk
-    from dataclasses import fields
     found = []
     for t in trees:
         for x in walk(t):
