@@ -17,6 +17,14 @@ the old values in the inputs: a training step would hold its parameters and opti
 state twice. Stored into the inputs as soon as the value is known, an update needs no
 memory of its own, and the gradient it reads dies with it.
 
+Fusion puts the updates of all parameters of one shape into one kernel (they are all
+computed after the whole backward in the traced order), which would run once the last of
+their gradients is complete and keep every other one alive until then. A pointwise kernel
+storing into inputs is therefore split first into the parts that read nothing of each
+other, grouped by the steps they wait for: parts that become ready together stay one
+kernel (a launch each costs a call; a part that waits for other steps than its neighbours
+costs the memory of what it reads held until they run).
+
 A copy stays (a step with side effects, run after everything before it, as the graph
 says) unless: its value is a store of a pointwise kernel, as a full-domain member; the
 value has the input's shape and dtype and the input is contiguous; the kernel reads the
@@ -51,6 +59,87 @@ class InputWrites:
         rest = sorted(self.written - {d.name for d in self.stores.values()})
         lines += [f"copy into {name} at the end" for name in rest]
         return "\n".join(lines) + "\n"
+
+
+def _split(sched: Schedule, info: StepAccesses, i: int) -> Optional[list[Kernel]]:
+    """Kernel i's members in kernels of their own per group of independent parts that wait
+    for the same steps (see the module docstring); None where it stays whole."""
+    k = sched.steps[i]
+    members = k.members
+    where = {m: j for j, m in enumerate(members)}
+    parent = list(range(len(members)))
+
+    def find(j):
+        while parent[j] != j:
+            parent[j] = parent[parent[j]]
+            j = parent[j]
+        return j
+
+    writer: dict[Node, int] = {}
+    for j, ws in enumerate(info.writes):
+        for w in ws:
+            writer[w] = j
+    waits: list[set] = [set() for _ in members]
+    for j, m in enumerate(members):
+        seen: set = set()
+        stack = list(m.args)
+        while stack:
+            x = stack.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            if x in where:
+                parent[find(j)] = find(where[x])      # reads another member: the same part
+                continue
+            if x.kind in Group.BUFFERS or x in sched.realized:
+                for b in info.closure(base_of(x, sched.realized)):
+                    if b in writer and writer[b] != i:
+                        waits[j].add(writer[b])
+                continue
+            stack.extend(x.args)
+    parts: dict[int, list] = {}
+    for j in range(len(members)):
+        parts.setdefault(find(j), []).append(j)
+    groups: dict[frozenset, list] = {}
+    for js in parts.values():
+        groups.setdefault(frozenset().union(*(waits[j] for j in js)), []).extend(js)
+    if len(groups) < 2:
+        return None
+    out = []
+    for n, js in enumerate(sorted(groups.values(), key=min)):
+        mine = [members[j] for j in sorted(js)]
+        out.append(Kernel(f"{k.name}_{n}", k.shape, k.red, mine, [m for m in k.stores if m in set(mine)]))
+    return out
+
+
+def _split_updates(sched: Schedule, info: StepAccesses, sources: set) -> bool:
+    """Split the pointwise kernels that store values copied into inputs; whether any was."""
+    steps: list = []
+    new_of_old: dict[int, int] = {}       # old step index -> new index (of a kernel: its first part)
+    part_of: dict[Node, int] = {}         # member of a split kernel -> new index of its part
+    for i, s in enumerate(sched.steps):
+        parts = None
+        if isinstance(s, Kernel) and not s.red and any(m in sources for m in s.stores):
+            parts = _split(sched, info, i)
+        new_of_old[i] = len(steps)
+        if parts is None:
+            steps.append(s)
+            continue
+        for p in parts:
+            for m in p.members:
+                part_of[m] = len(steps)
+            steps.append(p)
+    if len(steps) == len(sched.steps):
+        return False
+    step_of = {}
+    for n, i in sched.step_of.items():
+        x = n
+        while x not in part_of and x.kind in Group.VIEWS and x.args:
+            x = x.args[0]             # a view of a member: the step of the member's part
+        step_of[n] = part_of.get(x, new_of_old[i])
+    sched.steps = steps
+    sched.step_of = step_of
+    return True
 
 
 def _copy_into_input(s) -> Optional[tuple[Node, Node]]:
@@ -186,6 +275,8 @@ def write_into_inputs(sched: Schedule) -> InputWrites:
     if not copies:
         return InputWrites({}, written)
     info = StepAccesses(sched)
+    if _split_updates(sched, info, {m for _, m in copies}):
+        info = StepAccesses(sched)
     cands = _candidates(sched, info)
     order: list[int] = []
     while cands:
