@@ -1,17 +1,45 @@
 """The compiled optimizer step.
 
 `compile_optimizer(opt, config)` makes `opt.step()` of a torch.optim SGD, Adam
-or AdamW run one fused C++ kernel per parameter group (see
-codegen/optim_cpp.py) instead of a dozen ATen ops per parameter. The optimizer
-stays the same torch.optim object: `state` and `param_groups` are read and
-written exactly as torch keeps them (same keys, same lazily created tensors),
-hyperparameters are read from the param groups on every step, and step hooks,
-learning-rate schedulers, `state_dict()` / `load_state_dict()` keep working.
+or AdamW run compiled code per parameter group instead of a dozen ATen ops per
+parameter. The optimizer stays the same torch.optim object: `state` and
+`param_groups` are read and written exactly as torch keeps them (same keys, same
+lazily created tensors), hyperparameters are read from the param groups on every
+step, and step hooks, learning-rate schedulers, `state_dict()` /
+`load_state_dict()` keep working.
 
-What the kernel does not cover runs torch's own step, loudly: an unsupported
-optimizer or option (one warning, at compile time), or a parameter group that
-cannot be fused on some step (eager for that group, one warning per reason).
-With `config.fallback == "error"` these raise OptimizerCompileError instead.
+Two paths compile a group's update:
+
+  template  one hand-written C++ kernel per group (codegen/optim_cpp.py), for
+            float32/float64 CPU parameters: bit for bit eager's single-tensor step
+            (it rounds op for op and calls torch's own sqrt); hyperparameters are
+            kernel arguments, read every step.
+  ir        the update traced from optim_rules.update, per group and signature, and
+            compiled by bessemer's pipeline like any graph (optim_ir.py): C++ on a
+            CPU, Triton on a GPU (codegen/backends.py picks by device and
+            config.backend). Parameters and state agree with eager to float rounding.
+            lr is an input; other hyperparameters are baked in (a new value compiles
+            a new program, up to config.cache_size_limit per optimizer).
+
+Which runs where (via="auto"): the template for a group whose parameters with a
+gradient are all float32/float64 CPU tensors (and config.backend is not
+"triton"); the IR path for everything the template cannot run: CUDA parameters,
+bfloat16/float16 ones, and any group under backend="triton". The template stays
+the CPU default because it is bit-exact with eager and, on a CPU, runs a whole
+group in one OpenMP loop where the IR path runs one kernel per parameter; whether
+the IR path is faster on CPU is measured side by side, for the parameters of
+gpt2, bert-base-uncased and llama, by
+
+    bessemer bench optim --scale small        (bessemer/bench/optim.py)
+
+(eager foreach vs template vs IR vs torch.compile(opt.step)); if it is as fast,
+the template and this split can go. `compile_optimizer(via="template" | "ir")`
+forces one path, for that measurement and the tests.
+
+What neither path covers runs torch's own step, loudly: an unsupported optimizer
+or option (one warning, at compile time), or a parameter group that cannot be
+compiled on some step (eager for that group, one warning per reason). With
+`config.fallback == "error"` these raise OptimizerCompileError instead.
 """
 from __future__ import annotations
 

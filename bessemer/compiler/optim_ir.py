@@ -72,8 +72,11 @@ def _companion_reason(p: torch.Tensor, t: Any, what: str) -> Optional[str]:
     return None
 
 
-def _meta(t: torch.Tensor) -> tuple:
-    return tuple(t.shape), t.stride(), t.storage_offset()
+def _fits(p: torch.Tensor, t: Any) -> bool:
+    """The common case, in cheap attribute reads: t is a plain strided tensor shaped, typed and
+    placed as p (the checks run for every parameter on every step)."""
+    return (type(t) in _PLAIN and t.shape == p.shape and t.dtype == p.dtype and t.layout == torch.strided
+            and t.device == p.device)
 
 
 @dataclass
@@ -108,9 +111,9 @@ class IRCall:
         self.state_dicts.append(state_dict)
         if step is not None:
             self.steps.append(step)
-        self.sig.append((_meta(p), p.dtype, _meta(g),
-                         None if state is None else tuple(_meta(t) for t in state),
-                         None if step is None else step.dtype))
+        # shapes and dtypes only: the program takes any strides (its wrapper lays out an input
+        # that differs from the traced one, and copies a written one back)
+        self.sig.append((p.shape, p.dtype, None if state is None else len(state)))
 
     def key(self) -> tuple:
         return (self.hyper, self.device.type, self.device.index, tuple(self.sig))
@@ -160,19 +163,22 @@ def collect(opt: torch.optim.Optimizer, group: dict, kind: str, hyper: tuple) ->
         g = p.grad
         if g is None:
             continue
-        why = param_reason(p) or _companion_reason(p, g, "a gradient")
-        if why:
-            return [], why
+        if not (type(p) in _PLAIN and p.dtype in IR_DTYPES and p.device.type in IR_DEVICES
+                and p.layout == torch.strided and not p.is_inference() and _fits(p, g)):
+            why = param_reason(p) or _companion_reason(p, g, "a gradient")
+            if why:
+                return [], why
         state = opt.state.get(p)
         if kind == "sgd" and momentum:
             buf = state.get("momentum_buffer") if state else None
-            if buf is not None and (why := _companion_reason(p, buf, "a momentum buffer")):
+            if buf is not None and not _fits(p, buf) and (why := _companion_reason(p, buf, "a momentum buffer")):
                 return [], why
         elif kind == "adam" and state:
             for key in keys:
-                if key not in state:
+                t = state.get(key)
+                if t is None:
                     return [], f"state of a parameter has no {key!r}"
-                if (why := _companion_reason(p, state[key], f"state {key!r}")):
+                if not _fits(p, t) and (why := _companion_reason(p, t, f"state {key!r}")):
                     return [], why
             step = state.get("step")
             if not (type(step) in _PLAIN and step.dim() == 0 and step.is_cpu and step.dtype in _STEP_DTYPES):
