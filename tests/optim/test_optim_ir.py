@@ -277,3 +277,32 @@ def test_triton_rendering_matches_eager(case, shared_cache, no_warnings):
     run by Triton's interpreter."""
     cfg = TrainingCompilerConfig(cache_dir=shared_cache, backend="triton", fallback="error")
     _check(run_pair(CASES[case], cfg, steps=4), 4, backend="triton")
+
+
+@pytest.mark.parametrize("case", ["sgd_maximize", "adamw_amsgrad"])
+def test_ir_path_odd_sizes_and_non_finite_gradients(case, config, no_warnings):
+    """Empty tensors, one element, tails past a vector width; NaN and ±Inf in gradients go
+    through as in eager (torch.maximum keeps NaN)."""
+    sizes = [0, 1, 17, 4099, (3, 5), 0, 64]
+    results = []
+    for compiled in (False, True):
+        torch.manual_seed(0)
+        ps = [nn.Parameter(torch.randn(n)) for n in sizes]
+        opt = CASES[case](ps)
+        if compiled:
+            compile_optimizer(opt, config, via="ir")
+        g = torch.Generator().manual_seed(5)
+        for i in range(3):
+            for p in ps:
+                p.grad = torch.randn(p.shape, generator=g)
+            big = ps[3].grad
+            big[i * 7] = float("nan")
+            big[i * 7 + 1] = float("inf") if i % 2 else -float("inf")
+            opt.step()
+        results.append((ps, opt))
+    (ps_e, o_e), (ps_c, o_c) = results
+    for a, b in zip(ps_e, ps_c):
+        torch.testing.assert_close(b, a, **TOL, equal_nan=True)
+        for key, t in o_e.state[a].items():
+            torch.testing.assert_close(o_c.state[b][key], t, **TOL, equal_nan=True)
+    assert fused_step_of(o_c).ir_groups == 3
