@@ -306,3 +306,36 @@ def test_ir_path_odd_sizes_and_non_finite_gradients(case, config, no_warnings):
         for key, t in o_e.state[a].items():
             torch.testing.assert_close(o_c.state[b][key], t, **TOL, equal_nan=True)
     assert fused_step_of(o_c).ir_groups == 3
+
+
+def test_ir_path_sparse_gradients_run_eagerly_with_one_warning(config):
+    def run(compiled):
+        torch.manual_seed(0)
+        emb = nn.Embedding(50, 8, sparse=True)
+        opt = SGD(emb.parameters(), lr=0.1, momentum=0.9)
+        if compiled:
+            compile_optimizer(opt, config, via="ir")
+        for i in range(3):
+            opt.zero_grad()
+            emb(torch.tensor([1, 4, 4, 9 + i])).pow(2).sum().backward()
+            opt.step()
+        return emb.weight, opt
+    w_e, _ = run(False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        w_c, o_c = run(True)
+    msgs = [str(w.message) for w in caught if "bessemer" in str(w.message)]
+    assert len(msgs) == 1 and "sparse" in msgs[0], msgs
+    assert torch.equal(w_e, w_c) and fused_step_of(o_c).eager_groups == 3
+
+
+def test_ir_path_debug_dir_gets_the_program(tmp_path):
+    cfg = TrainingCompilerConfig(cache_dir=str(tmp_path / "cache"), debug_dir=str(tmp_path / "dbg"))
+    model = make_mlp()
+    opt = AdamW(model.parameters(), lr=1e-2)
+    compile_optimizer(opt, cfg, via="ir")
+    train(model, opt, batches(1))
+    (folder,) = (tmp_path / "dbg" / "optimizer").iterdir()
+    names = sorted(f.name for f in folder.iterdir())
+    assert any(n.endswith("_aten_graph.py") for n in names) and any(n.endswith("_kernels.cpp") for n in names)
+    assert any(n.endswith("_wrapper.py") for n in names)
