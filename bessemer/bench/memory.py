@@ -9,6 +9,8 @@ same steps, the same step timing, the same peak-memory measurement), it trains:
   eager                    the reference
   bessemer, no remat       partitioner="default": every value the backward needs is saved
   bessemer, budget B       partitioner="bessemer" at each memory_budget B (1.0 is the default)
+  whole step               bessemer.compile_step: the step as one program, each parameter and its
+                           state updated in place as soon as its gradient is complete
 
 and reports peak step memory and step time side by side: the default budget against
 eager (memory) and against no rematerialization (time), and the budget sweep as a
@@ -69,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=5, help="measured steps per variant (default 5)")
     p.add_argument("--warmup", type=int, default=2, help="steps before the measured ones (default 2)")
     p.add_argument("--tune-limit", metavar="BYTES", help="also find the largest batch under this limit")
-    p.add_argument("--tune-modes", default="eager,inductor,bessemer", help="modes for --tune-limit")
+    p.add_argument("--tune-modes", default="eager,inductor,bessemer,bessemer-step", help="modes for --tune-limit")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     p.add_argument("--out", default="bench-out/memory", help="results.json, results.md, chart.png go here")
     p.add_argument("--page", metavar="FILE", help="write the tables into FILE's memory section")

@@ -99,13 +99,21 @@ def _is_oom(e: BaseException) -> bool:
 
 def run(job: dict) -> dict:
     from . import measure
-    from .runner import MODES
+    from .runner import MODES, WHOLE_STEP_MODES
     device = torch.device(job["device"])
     torch.manual_seed(0)
     model, batches, loss_fn, opt = build(job, device)
     existing = [*model.parameters(), *model.buffers(), *(t for b in batches for t in _tensors(b))]
+    whole = None     # bessemer.compile_step's program, for a mode whose program is the whole step
 
     def step(i: int) -> None:
+        nonlocal whole
+        if job["mode"] in WHOLE_STEP_MODES:
+            if whole is None:
+                import bessemer
+                whole = bessemer.compile_step(model, opt, loss_fn)
+            whole(batches[i % len(batches)])
+            return
         opt.zero_grad(set_to_none=True)
         loss_fn(model, batches[i % len(batches)]).backward()
         opt_step()
