@@ -34,6 +34,7 @@ import torch
 
 from bessemer.compiler.ir import symbolic
 from bessemer.compiler.ir import graph as ir
+from bessemer.compiler.ir.views import layout_of
 from bessemer.compiler.runtime import graph_call as runtime
 from bessemer.compiler.codegen import backends
 from bessemer.compiler.codegen.wrapper import write_wrapper
@@ -72,6 +73,9 @@ class CompiledGraph:
     name: str = ""
     memory: Any = None                               # the MemoryPlan (planned peak, reuse, in place)
     consts: dict = field(default_factory=dict)       # the constants the wrapper refers to by name
+    # the strides of the tensors `fn` returns, per output (None: not a tensor, symbolic or not
+    # known before a call); the forward's are reported to AOTAutograd (capture/backend.py)
+    output_strides: Optional[list] = None
 
 
 class Pipeline:
@@ -164,4 +168,21 @@ class Pipeline:
                                               "backend": backend.name, "cache_hit": built.cache_hit,
                                               "artifact": built.path}, indent=2), "json")
         return CompiledGraph(fn, src, wrapper, dict(self.timings), n_k, n_e, built.cache_hit, built.path,
-                             sched.format(), backend.name, kernels, built, self.name, plan, consts)
+                             sched.format(), backend.name, kernels, built, self.name, plan, consts,
+                             output_strides(sched))
+
+
+def output_strides(sched) -> list:
+    """The strides of each output the generated program returns, as the wrapper lays it out
+    (views of a buffer, a buffer's own strides, an extern's result put into its planned layout);
+    None for a value that is not a tensor, a symbolic stride, or a broadcast output (returned
+    as a clone, whose strides are ATen's choice)."""
+    out = []
+    for o in sched.graph.output_node.attrs["outs"]:
+        lay = layout_of(o, sched.realized) if isinstance(o, ir.Node) else None
+        st = tuple(lay[1]) if lay is not None else None
+        if st is not None and (not all(isinstance(x, int) for x in (*st, *o.shape))
+                               or any(x == 0 and n > 1 for x, n in zip(st, o.shape))):
+            st = None
+        out.append(st)
+    return out

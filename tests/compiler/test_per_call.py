@@ -5,6 +5,7 @@ Dynamo watching the same graphs still run with it off."""
 import sys
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 import bessemer
@@ -70,3 +71,73 @@ def test_backward_inside_a_compiled_function_still_runs_with_dynamo_off():
     ref(x).square().sum().backward()
     for p, q in zip(m.parameters(), ref.parameters()):
         torch.testing.assert_close(p.grad, q.grad)
+
+
+class _Heads(nn.Module):
+    """A projection split into heads by a permuted view, a pointwise op on it, attention over
+    the result (which its backward takes saved): eager's pointwise result keeps the permuted
+    layout, the compiled forward writes it contiguous."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        q = self.proj(x).view(b, t, 2, 8).permute(0, 2, 1, 3)
+        a, b_ = q.chunk(2, dim=-1)
+        r = q * 0.5 + torch.cat([-b_, a], dim=-1) * 2.0      # a rotary embedding's shape of ops
+        return F.scaled_dot_product_attention(r, r, q, is_causal=True).square().mean()
+
+
+def _count_layout_copies(graphs) -> dict:
+    """Patch each compiled program's _layout to count the inputs and extern results it copies."""
+    copies = {}
+    for cg in graphs:
+        env = cg.fn.__globals__
+        inner = env["_layout"]
+
+        def counted(t, *a, _inner=inner, _name=cg.name):
+            out = _inner(t, *a)
+            copies[_name] = copies.get(_name, 0) + (out is not t)
+            return out
+        env["_layout"] = counted
+    return copies
+
+
+def test_backward_takes_saved_values_as_the_forward_lays_them_out(monkeypatch):
+    """The forward program reports its outputs' strides to AOTAutograd, which compiles the
+    backward for the saved values as they come: no copy into eager's layout at each call. With
+    the report switched off the backward copies (the check can fail)."""
+    from bessemer.compiler.capture import backend as backend_mod
+
+    def run(report: bool):
+        if not report:
+            monkeypatch.setattr(backend_mod, "_report_output_strides", lambda strides: None)
+        torch.manual_seed(0)
+        m, ref = _Heads(), _Heads()
+        ref.load_state_dict(m.state_dict())
+        opt, opt_ref = torch.optim.SGD(m.parameters(), lr=0.1), torch.optim.SGD(ref.parameters(), lr=0.1)
+        bessemer.compile(m, fallback="error", graph_cache=False)
+        x = torch.randn(3, 5, 16)
+        for _ in range(2):
+            for model, o in ((m, opt), (ref, opt_ref)):
+                o.zero_grad()
+                loss = model(x)
+                loss.backward()
+                o.step()
+        graphs = m.forward._bessemer_backend.compiled
+        assert {cg.name.rstrip("0123456789") for cg in graphs} == {"forward", "backward"}
+        copies = _count_layout_copies(graphs)
+        loss, loss_ref = m(x), ref(x)
+        torch.testing.assert_close(loss, loss_ref)
+        loss.backward()
+        loss_ref.backward()
+        for p, q in zip(m.parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad)
+            torch.testing.assert_close(p, q)
+        torch._dynamo.reset()
+        return sum(v for k, v in copies.items() if k.startswith("backward"))
+
+    assert run(report=True) == 0
+    assert run(report=False) > 0

@@ -215,6 +215,8 @@ class BessemerBackend:
             "event": "done", "graph": name, "kernels": cg.n_kernels, "externs": cg.n_externs,
             "seconds": time.perf_counter() - started, "cache_hit": cg.cache_hit}})
         self.compiled.append(cg)
+        if kind != "backward" and sizes is None:
+            _report_output_strides(cg.output_strides)
         if self._caching():
             self._to_store = {
                 "kind": kind, "name": name, "device": str(backends.graph_device(example_inputs)),
@@ -374,6 +376,17 @@ def _donated(example_inputs) -> frozenset:
             seen.setdefault(StorageWeakRef(t.untyped_storage()), []).append(i)
     shared = {i for group in seen.values() if len(group) > 1 for i in group}
     return frozenset(i for i in idxs if i not in shared)
+
+
+def _report_output_strides(strides) -> None:
+    """Tell AOTAutograd the strides of the outputs a forward program returns, as Inductor does
+    (TracingContext.report_output_strides): it compiles the backward for the saved tensors as
+    the forward lays them out, not as eager would have. Unreported, a saved value our forward
+    lays out otherwise (rotary q and k, contiguous where eager's follow the attention's
+    permuted projection) fails the backward's stride check at every call and is copied."""
+    ctx = torch._guards.TracingContext.try_get()
+    if ctx is not None and ctx.output_strides is not None and strides is not None:
+        ctx.output_strides.extend(strides)
 
 
 class _CollectOnce:
