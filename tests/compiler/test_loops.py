@@ -53,6 +53,16 @@ def bias_grad() -> Graph:
     return g
 
 
+def column_mean_bf16() -> Graph:
+    """A column reduction too small to split (C++: blocks of columns; Triton: looped), in
+    bf16: each op's result rounded, the sum read back in its dtype."""
+    g = Graph()
+    x = g.input((16, 8), torch.bfloat16, (8, 1), name="x")
+    s = g.reduce("sum", g.pointwise("mul", [x, x], torch.bfloat16), (0,), False, torch.bfloat16)
+    g.output([g.pointwise("mul", [s, g.const(0.0625, (8,), torch.bfloat16)], torch.bfloat16)])
+    return g
+
+
 def transpose_neg() -> Graph:
     g = Graph()
     x = g.input((32, 64), F32, (64, 1), name="x")
@@ -190,6 +200,38 @@ GOLDEN = {
             read acc0: sum f32
             store b1[xs mask x]:f32 = acc0
         """),
+    ("column_mean_bf16", "cpp"): _text("""
+        kernel k0(b0=x:bf16, b1=p3:bf16 w)
+          column reduction, 272 bytes, cpp columns [o0<8, r0<16] parallel=False cb=64
+          for ob in 0..8 by 64:
+            oe = min(ob + 64, 8)
+            acc acc_r1[64]: sum bf16
+            for r0 in 0..16:
+              for o0 in ob..oe [simd]:
+                let t1: bf16 = round_bf16(mul(b0[8*r0 + o0]:bf16, b0[8*r0 + o0]:bf16):bf16)
+                fold acc_r1[o0 - ob] <- sum(t1)
+            for o0 in ob..oe:
+              let t2: bf16 = round_bf16(mul(narrow(acc_r1[o0 - ob]), 0.0625:bf16):bf16)
+              store b1[o0]:bf16 = t2
+        """),
+    ("column_mean_bf16", "triton"): _text("""
+        kernel k0(b0=x:bf16, b1=p3:bf16 w)
+          column reduction, 272 bytes, triton looped numel=128 rows=8 rlen=16 column tl.int32
+          xs = block of XBLOCK rows < 8 (tl.int32)
+          rbase = lanes of RBLOCK (tl.int32)
+          x0 = xs
+          acc acc0: sum bf16
+          for roff in 0..16 by RBLOCK:
+            rs = roff + rbase < 16
+            r0 = rs
+            let t1: bf16 = b0[xs + 8*rs mask xr]:bf16
+            let t2: bf16 = round_bf16(mul(t1, t1):bf16)
+            fold acc0 <- sum(t2)
+          combine acc0: sum bf16
+          read acc0: sum bf16
+          let t3: bf16 = round_bf16(mul(acc0, 0.0625:bf16):bf16)
+          store b1[xs mask x]:bf16 = t3
+        """),
     ("transpose_neg", "cpp"): _text("""
         kernel k0(b0=x:f32, b1=p1:f32 w)
           pointwise, 16384 bytes, cpp tiled [o0<64, o1<32] parallel=False tile=(16, 32)
@@ -218,7 +260,8 @@ GOLDEN = {
         """),
 }
 CASES = [(name, fn, target) for name, fn in (("softmax", softmax), ("bias_add", bias_add),
-                                             ("bias_grad", bias_grad), ("transpose_neg", transpose_neg))
+                                             ("bias_grad", bias_grad), ("column_mean_bf16", column_mean_bf16),
+                                             ("transpose_neg", transpose_neg))
          for target in ("cpp", "triton")]
 
 
