@@ -536,7 +536,7 @@ class FusedStep:
                           f"other than lr that changes every step, such as OneCycleLR's momentum, "
                           f"compiles a program per value")
         try:
-            prog = optim_ir.compile_program(call, self.config, f"optimizer{next(_program_ids)}")
+            prog = optim_ir.program_for(call, self.config, f"optimizer{next(_program_ids)}")
         except Exception as e:  # noqa: BLE001 - a group the pipeline cannot compile runs eagerly
             self.program_failed[key] = f"compiling the update through bessemer's IR failed ({_first_line(e)})"
             return None, self.program_failed[key]

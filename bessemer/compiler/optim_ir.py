@@ -23,6 +23,7 @@ caches and runs the programs, and says why a group cannot run here.
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -86,7 +87,6 @@ class Program:
     key: tuple
     backend: str         # what rendered its kernels: "cpp" or "triton"
     n_kernels: int
-    runs: int = 0
 
 
 class IRCall:
@@ -210,6 +210,25 @@ def collect(opt: torch.optim.Optimizer, group: dict, kind: str, hyper: tuple) ->
 
 # -- compiling ----------------------------------------------------------------------------------
 
+# Compiled programs of this process, shared by every optimizer: a program is a function of its
+# signature (its hyperparameters are baked in, everything else is an input).
+_programs: dict[tuple, Program] = {}
+_programs_lock = threading.Lock()
+
+
+def program_for(call: IRCall, config, name: str) -> Program:
+    """The compiled program for call's signature: this process's, or compiled now. Raises
+    whatever the trace or the pipeline raised."""
+    key = (call.key(), config.resolved_cache_dir(), config.backend, config.resolved_debug_dir())
+    with _programs_lock:
+        prog = _programs.get(key)
+    if prog is None:
+        prog = compile_program(call, config, name)
+        with _programs_lock:
+            prog = _programs.setdefault(key, prog)
+    return prog
+
+
 def compile_program(call: IRCall, config, name: str) -> Program:
     """Trace the call's update with AOTAutograd and compile its graph with bessemer's pipeline,
     without running it (so that a step whose programs do not all compile updates nothing).
@@ -273,7 +292,6 @@ def run(call: IRCall, program: Program, lr: float) -> None:
         steps = torch.stack([s if s.dtype == torch.float64 else s.to(torch.float64) for s in call.steps]) + 1
         steps = steps.to(call.device, non_blocking=True)
     made = program.fn(call.flat_args(lr_t, steps))
-    program.runs += 1
     if call.kind == "adam":
         torch._foreach_add_(call.steps, 1)
     if call.kind == "sgd" and made:

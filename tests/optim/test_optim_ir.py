@@ -233,6 +233,7 @@ def _failing_compile(*args, **kwargs):
 
 def test_ir_compile_failure_runs_the_group_eagerly(config, monkeypatch):
     monkeypatch.setattr(optim_ir, "compile_program", _failing_compile)
+    monkeypatch.setattr(optim_ir, "_programs", {})     # none compiled yet in this process
     pair = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -247,6 +248,7 @@ def test_ir_compile_failure_runs_the_group_eagerly(config, monkeypatch):
 
 def test_ir_compile_failure_raises_under_fallback_error(tmp_path, monkeypatch):
     monkeypatch.setattr(optim_ir, "compile_program", _failing_compile)
+    monkeypatch.setattr(optim_ir, "_programs", {})     # none compiled yet in this process
     cfg = TrainingCompilerConfig(cache_dir=str(tmp_path), fallback="error")
     model = make_mlp()
     opt = AdamW(model.parameters(), lr=1e-2)
@@ -339,3 +341,16 @@ def test_ir_path_debug_dir_gets_the_program(tmp_path):
     names = sorted(f.name for f in folder.iterdir())
     assert any(n.endswith("_aten_graph.py") for n in names) and any(n.endswith("_kernels.cpp") for n in names)
     assert any(n.endswith("_wrapper.py") for n in names)
+
+
+def test_programs_are_shared_within_a_process(config):
+    """A second optimizer with the same signature runs the program the first compiled."""
+    runners = []
+    for _ in range(2):
+        model = make_mlp()
+        opt = AdamW(model.parameters(), lr=1e-3)
+        compile_optimizer(opt, config, via="ir")
+        train(model, opt, batches(1))
+        runners.append(fused_step_of(opt))
+    (a,), (b,) = runners[0].programs.values(), runners[1].programs.values()
+    assert a is b
