@@ -2,11 +2,13 @@
 
     bessemer bench optim                                   gpt2, bert-base-uncased, llama at scale small
     bessemer bench optim gpt2 --scale tiny --rounds 3 --steps 2 --modes eager,template,ir   (a smoke run)
+    bessemer bench optim --device cuda --modes eager,fused,ir,inductor                       (on a GPU)
 
 For the parameters of each zoo model (bessemer.zoo, built as `bessemer bench` builds
 them), with a fixed random gradient on every parameter, it times `opt.step()` of
 
   eager      torch's AdamW / SGD with foreach=True (one multi-tensor op per group)
+  fused      torch's AdamW / SGD with fused=True (torch's own fused kernel, CPU or CUDA)
   template   bessemer's C++ template kernel (compile_optimizer(via="template"); CPU only)
   ir         the update compiled through bessemer's IR (compile_optimizer(via="ir"))
   inductor   torch.compile(opt.step), as PyTorch's "compiling the optimizer" recipe does
@@ -37,7 +39,7 @@ from ..cliargs import OneLineParser, positive
 
 PROG = "bessemer bench optim"
 DEFAULT_MODELS = ("gpt2", "bert-base-uncased", "llama")
-MODES = ("eager", "template", "ir", "inductor")
+MODES = ("eager", "fused", "template", "ir", "inductor")
 OPTIMIZERS = {
     "adamw": lambda params, **kw: torch.optim.AdamW(params, lr=1e-4, **kw),
     "sgd": lambda params, **kw: torch.optim.SGD(params, lr=1e-2, momentum=0.9, **kw),
@@ -85,7 +87,8 @@ class Mode:
         for p, g in zip(self.params, grads):
             p.grad = g
         make = OPTIMIZERS[optimizer]
-        self.opt = make(self.params, foreach=True) if name == "eager" else make(self.params, foreach=False)
+        kw = {"eager": {"foreach": True}, "fused": {"fused": True}}.get(name, {"foreach": False})
+        self.opt = make(self.params, **kw)
         self.step: Callable[[], None] = self.opt.step
         if name in ("template", "ir"):
             cfg = TrainingCompilerConfig(fallback="error", **({"cache_dir": cache_dir} if cache_dir else {}))
