@@ -23,6 +23,7 @@ caches and runs the programs, and says why a group cannot run here.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -236,19 +237,17 @@ def compile_program(call: IRCall, config, name: str) -> Program:
     Raises whatever the trace or the pipeline raised."""
     from torch._functorch import aot_autograd as aot
     from torch._functorch.aot_autograd import create_tree_flattened_fn
-    from bessemer.compiler.capture.backend import _LazyDecompositions
+    from bessemer.compiler.capture.backend import ENV_VERIFY, _LazyDecompositions
     from bessemer.compiler.pipeline import Pipeline
 
     built = []
 
     def compile_graph(gm: torch.fx.GraphModule, example_inputs):
         debug = config.resolved_debug_dir()
-        ddir = None
-        if debug:
-            import os
-            ddir = os.path.join(debug, "optimizer", name)
+        ddir = os.path.join(debug, "optimizer", name) if debug else None
+        # verified as every graph is under BESSEMER_VERIFY=1 (the tests) and with a debug folder
         cg = Pipeline(config.resolved_cache_dir(), ddir, name, config.backend,
-                      verify=bool(debug)).run(gm, example_inputs, "error")
+                      verify=os.environ.get(ENV_VERIFY) == "1").run(gm, example_inputs, "error")
         cg.fn._boxed_call = True
         built.append(cg)
         return cg.fn
