@@ -354,3 +354,30 @@ def test_programs_are_shared_within_a_process(config):
         runners.append(fused_step_of(opt))
     (a,), (b,) = runners[0].programs.values(), runners[1].programs.values()
     assert a is b
+
+
+def test_ir_path_channels_last_and_non_contiguous_gradients(config, no_warnings):
+    """Parameters, gradients and state in another layout than the traced one: the program's
+    wrapper lays them out and writes the new values back into the caller's tensors."""
+    results = []
+    for compiled in (False, True):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 4, 3)).to(
+            memory_format=torch.channels_last)
+        opt = AdamW(model.parameters(), lr=1e-2, amsgrad=True)
+        if compiled:
+            compile_optimizer(opt, config, via="ir")
+        g = torch.Generator().manual_seed(2)
+        for i in range(4):
+            opt.zero_grad()
+            model(torch.randn(2, 3, 9, 9, generator=g)).square().mean().backward()
+            if i % 2:
+                w = model[2].weight
+                w.grad = w.grad.contiguous()                 # this step: laid out unlike w
+            opt.step()
+        results.append((model, opt))
+    (m_e, o_e), (m_c, o_c) = results
+    assert not m_c[0].weight.is_contiguous()
+    assert_params_close(m_e, m_c, **TOL)
+    assert_state_close(o_e, o_c, list(m_e.parameters()), list(m_c.parameters()), **TOL)
+    assert fused_step_of(o_c).ir_groups == 4
