@@ -61,7 +61,7 @@ class InputWrites:
         return "\n".join(lines) + "\n"
 
 
-def _split(sched: Schedule, info: StepAccesses, i: int) -> Optional[list[Kernel]]:
+def _split(sched: Schedule, info: StepAccesses, writer: dict, i: int) -> Optional[list[Kernel]]:
     """Kernel i's members in kernels of their own per group of independent parts that wait
     for the same steps (see the module docstring); None where it stays whole."""
     k = sched.steps[i]
@@ -75,10 +75,6 @@ def _split(sched: Schedule, info: StepAccesses, i: int) -> Optional[list[Kernel]
             j = parent[j]
         return j
 
-    writer: dict[Node, int] = {}
-    for j, ws in enumerate(info.writes):
-        for w in ws:
-            writer[w] = j
     waits: list[set] = [set() for _ in members]
     for j, m in enumerate(members):
         seen: set = set()
@@ -117,10 +113,11 @@ def _split_updates(sched: Schedule, info: StepAccesses, sources: set) -> bool:
     steps: list = []
     new_of_old: dict[int, int] = {}       # old step index -> new index (of a kernel: its first part)
     part_of: dict[Node, int] = {}         # member of a split kernel -> new index of its part
+    writer = {w: i for i, ws in enumerate(info.writes) for w in ws}
     for i, s in enumerate(sched.steps):
         parts = None
         if isinstance(s, Kernel) and not s.red and any(m in sources for m in s.stores):
-            parts = _split(sched, info, i)
+            parts = _split(sched, info, writer, i)
         new_of_old[i] = len(steps)
         if parts is None:
             steps.append(s)
