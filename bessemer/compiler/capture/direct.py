@@ -14,8 +14,11 @@ metadata of the autograd.Function it built (from the grad_fn of the outputs); on
 backward is compiled too, and where the metadata shows that the wrappers have nothing to
 do, it calls the same compiled forward and backward through one small autograd.Function
 of its own (`CompiledFunction`, so its node has the name AOTAutograd's has in a profile).
-Everything else (a mutated buffer, an aliased output, a call under autocast, vmap or
-compiled autograd, a subclass) stays on AOTAutograd's path, call by call.
+An input the graph mutates as BatchNorm its running statistics (new data, returned by the
+forward, for a tensor autograd does not track) is written as AOTAutograd's epilogue writes it:
+one copy_ after the call. Everything else (another input mutation, an aliased output, a call
+under autocast, vmap or compiled autograd, a subclass) stays on AOTAutograd's path, call by
+call.
 
 It also switches the filling of missing tangents off where `tangents.turns_off_filling` asks
 (on AOTAutograd's node or its own): the backward takes tangents nobody passed as None.
@@ -52,10 +55,14 @@ class _Graph:
         m = cls.metadata
         self.cls, self.meta, self.marked = cls, m, marked
         self.fw = _boxed(cls.compiled_fw)
-        self.n_out = len(m.output_info)
+        # the forward returns the new values of the inputs it mutates first (BatchNorm's running
+        # statistics), then the outputs, then what it saves for the backward
+        self.mutated = tuple(m.mutated_inp_runtime_indices)
+        k = self.n_mut = len(self.mutated)
+        self.n_out = k + len(m.output_info)
         self.saved = m.tensors_saved_for_backwards_with_vc_check_slice
-        self.non_diff = tuple(i for i, o in enumerate(m.output_info) if not o.requires_grad)
-        self.with_grads = tuple(i for i, o in enumerate(m.output_info) if o.requires_grad_for_backward)
+        self.non_diff = tuple(range(k)) + tuple(k + i for i, o in enumerate(m.output_info) if not o.requires_grad)
+        self.with_grads = tuple(k + i for i, o in enumerate(m.output_info) if o.requires_grad_for_backward)
         self.deterministic = m.deterministic
 
     @property
@@ -70,7 +77,7 @@ class _Graph:
 
 def _why_not(cls: type, args: tuple) -> Optional[str]:
     """Why AOTAutograd's wrappers have work to do for this graph (None: they have none)."""
-    from torch._functorch._aot_autograd.schemas import OutputType, PlainTensorMeta
+    from torch._functorch._aot_autograd.schemas import MutationType, OutputType, PlainTensorMeta
     m = getattr(cls, "metadata", None)
     if m is None or getattr(cls, "compiled_fw", None) is None:
         return "not an AOTAutograd graph"
@@ -78,9 +85,18 @@ def _why_not(cls: type, args: tuple) -> Optional[str]:
         return "tensor subclasses"
     if len(args) != len(m.input_info) or not all(type(a) in _PLAIN for a in args):
         return "arguments that are not plain tensors, or deduplicated ones"
-    if any(i.mutates_data or i.mutates_metadata or i.mutates_storage_metadata
-           or i.mutation_inductor_storage_resize for i in m.input_info):
-        return "it mutates an input"
+    if any(i.mutates_metadata or i.mutates_storage_metadata or i.mutation_inductor_storage_resize
+           for i in m.input_info):
+        return "it changes an input's sizes, strides or storage"
+    mutated = [i for i in m.input_info if i.mutates_data]
+    if any(i.mutation_type != MutationType.MUTATED_OUT_GRAPH or i.requires_grad
+           or i.mutations_hidden_from_autograd for i in mutated):
+        # the data mutation the direct call applies is AOTAutograd's plainest: a new value the
+        # forward returns, copied into an input autograd does not track (a running statistic)
+        return "it mutates an input that requires grad, or within the graph"
+    if (m.num_mutated_inp_runtime_indices != len(mutated)
+            or any(x is not None for x in (m.mutated_inp_stream_indices or ()))):
+        return "input mutations of another kind"
     if any(o.output_type != OutputType.non_alias or not issubclass(o.raw_type, torch.Tensor)
            for o in m.output_info):
         return "an output aliases an input or another output"
@@ -208,7 +224,13 @@ class DirectGraph:
         if g is None and not self.settled and self.cls is not None and self.cls.compiled_bw is not None:
             g = self._build()   # the first backward has compiled the backward
         if g is not None and _usable():
-            return list(CompiledFunction.apply(g, *args))
+            outs = CompiledFunction.apply(g, *args)
+            if not g.mutated:
+                return list(outs)
+            # as AOTAutograd's epilogue: each mutated input takes its new value
+            for i, new in zip(g.mutated, outs):
+                args[i].copy_(new)
+            return list(outs[g.n_mut:])
         outs = self.aot(*args)
         if self.marked:
             self._mark(outs)
