@@ -141,13 +141,11 @@ class Pipeline:
             self._verify(verify_schedule, sched, "input_writes")
         plan = self._timed("plan_memory", plan_memory, sched, donated | maybe, writes.stores)
         self._dump("plan_memory", plan.format())
-        if self.verify:
-            # the loop program the backend prints (its render lowers the schedule itself: the
-            # check and the dump cost one more lowering, only when verifying or debugging)
-            loops = self._timed("lower_kernels", lower_kernels, sched, backend.name)
+        loops = self._timed("lower_kernels", lower_kernels, sched, backend.name)
+        if self.debug_dir:
             self._dump("loops", loops.format())
-            self._verify(verify_loops, loops, "lower_kernels")
-        src, kernels = self._timed("render", backend.render, sched)
+        self._verify(verify_loops, loops, "lower_kernels")
+        src, kernels = self._timed("print", backend.print_program, loops)
         self._dump("kernels", src, backend.source_ext)
         built = backends.Built({}, None, True)
         if kernels:

@@ -15,8 +15,10 @@ import torch
 import torch.nn.functional as F
 
 from bessemer.compiler.capture.backend import make_backend
-from bessemer.compiler.codegen import backends, cpp
+from bessemer.compiler import pipeline as pipeline_mod
+from bessemer.compiler.codegen import cpp
 from bessemer.compiler.passes import kernel_plan_cpp
+from bessemer.compiler.passes.lower_kernels import lower_kernels
 from bessemer.config import TrainingCompilerConfig
 
 CORES = (1, 2, 16, 64)
@@ -87,12 +89,14 @@ def eager_result():
 def test_kernels_build_and_match_eager_for_core_count(cores, eager_result, kernel_cache, monkeypatch):
     rendered = []   # (schedule, source) per compiled graph
 
-    def render(self, sched):
-        src, kernels = cpp.render(sched, cores=cores)
+    def lower(sched, target):
+        # the pipeline's lower_kernels for a machine of `cores` cores
+        program = lower_kernels(sched, target, cores=cores)
+        src, kernels = cpp.print_program(program)
         rendered.append((sched, src, kernels))
-        return src, kernels
+        return program
 
-    monkeypatch.setattr(backends.CppBackend, "render", render)
+    monkeypatch.setattr(pipeline_mod, "lower_kernels", lower)
     torch._dynamo.reset()
     cfg = TrainingCompilerConfig(cache_dir=kernel_cache, fallback="error", backend="cpp")
     compiled = torch.compile(representative, backend=make_backend(cfg), dynamic=False, fullgraph=True)

@@ -41,9 +41,14 @@ class CppBackend:
     name = "cpp"
     source_ext = "cpp"
 
+    def print_program(self, program) -> tuple[str, list[KernelSource]]:
+        from bessemer.compiler.codegen.cpp import print_program
+        return print_program(program)
+
     def render(self, sched) -> tuple[str, list[KernelSource]]:
-        from bessemer.compiler.codegen.cpp import render
-        return render(sched)
+        """lower_kernels, then print_program (the pipeline runs them as two passes)."""
+        from bessemer.compiler.passes.lower_kernels import lower_kernels
+        return self.print_program(lower_kernels(sched, self.name))
 
     def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str) -> Built:
         lib, so_path, hit = build_mod.build(src, cache_dir, name, symbols=[k.name for k in kernels])
@@ -69,9 +74,14 @@ class TritonBackend:
     def __init__(self, interpret: bool):
         self.interpret = interpret
 
+    def print_program(self, program) -> tuple[str, list[KernelSource]]:
+        from bessemer.compiler.codegen.triton import print_program
+        return print_program(program)
+
     def render(self, sched) -> tuple[str, list[KernelSource]]:
-        from bessemer.compiler.codegen.triton import render
-        return render(sched)
+        """lower_kernels, then print_program (the pipeline runs them as two passes)."""
+        from bessemer.compiler.passes.lower_kernels import lower_kernels
+        return self.print_program(lower_kernels(sched, self.name))
 
     def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str) -> Built:
         """Write the module into the cache (Triton compiles each kernel at its first

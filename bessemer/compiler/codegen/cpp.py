@@ -356,11 +356,15 @@ def print_kernel(lk: L.LoopKernel) -> KernelSource:
                         None, lk.kind, lk.bytes, lk.syms)
 
 
-def render(sched: Schedule, cores: Optional[int] = None) -> tuple[str, list[KernelSource]]:
-    """The C++ translation unit for all kernels of a schedule, for a machine with
-    `cores` cores (default: this one's)."""
-    from bessemer.compiler.passes.lower_kernels import lower_kernels
-    program = lower_kernels(sched, "cpp", cores=cores)
+def print_program(program: L.LoopProgram) -> tuple[str, list[KernelSource]]:
+    """The C++ translation unit of a loop program (lower_kernels(sched, "cpp"))."""
     kernels = [print_kernel(lk) for lk in program.kernels]
     src = preamble() + "\n" + "\n".join(k.code for k in kernels)
     return src, kernels
+
+
+def render(sched: Schedule, cores: Optional[int] = None) -> tuple[str, list[KernelSource]]:
+    """The C++ translation unit for all kernels of a schedule, for a machine with
+    `cores` cores (default: this one's): lower_kernels, then print_program."""
+    from bessemer.compiler.passes.lower_kernels import lower_kernels
+    return print_program(lower_kernels(sched, "cpp", cores=cores))

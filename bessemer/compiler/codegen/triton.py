@@ -346,16 +346,22 @@ def _function_name(params: str, *bodies: str) -> str:
     return "k_" + h.hexdigest()[:12]
 
 
-def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
-    """One Python module holding every Triton kernel of a schedule.
+def print_program(program: L.LoopProgram) -> tuple[str, list[KernelSource]]:
+    """One Python module holding every Triton kernel of a loop program
+    (lower_kernels(sched, "triton")).
 
     Kernels with the same code (the same block in each of a transformer's layers)
     become one function, named by a hash of its code: Triton compiles and the
     autotuner times it once, however many layers launch it."""
-    from bessemer.compiler.passes.lower_kernels import lower_kernels
-    kernels = [print_kernel(lk) for lk in lower_kernels(sched, "triton").kernels]
+    kernels = [print_kernel(lk) for lk in program.kernels]
     bodies: dict[str, str] = {}
     for k in kernels:
         bodies.setdefault(k.meta.fn_name, k.code)
     src = PREAMBLE + "\n" + "\n\n".join(bodies.values())
     return src, kernels
+
+
+def render(sched: Schedule) -> tuple[str, list[KernelSource]]:
+    """The Triton module of a schedule: lower_kernels, then print_program."""
+    from bessemer.compiler.passes.lower_kernels import lower_kernels
+    return print_program(lower_kernels(sched, "triton"))
