@@ -48,7 +48,8 @@ class ModelSpec:
     image_multiple(arch)                    -> the image side must be a multiple of this
     group                                   -> "tested" (the published architectures and the
                                                MLP, CNN and UNet: `bench all`) or "small" (the
-                                               small custom models: `bench small`)
+                                               small custom models: `bench small`) or "conv"
+                                               (the conv nets of zoo/convnets.py)
     training                                -> how the bench trains it: {"optimizer": "adamw"} or
                                                {"optimizer": "sgd", "momentum": m, "max_grad_norm": c}
                                                (with "lr" overriding the bench's)
@@ -115,7 +116,7 @@ def register(spec: ModelSpec) -> ModelSpec:
     return spec
 
 
-GROUPS = ("tested", "small")
+GROUPS = ("tested", "small", "conv")
 
 
 def names(group: Optional[str] = None) -> list[str]:

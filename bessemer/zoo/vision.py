@@ -1,4 +1,5 @@
-"""Image models from transformers: ViT and ResNet-50, image classification."""
+"""Image models from transformers: ViT and ResNet-50, image classification (the other conv nets:
+convnets.py, registered after these)."""
 from __future__ import annotations
 
 import torch
@@ -59,3 +60,6 @@ register(ModelSpec(
     # The stem downsamples by 4 and every stage after the first by 2.
     min_image=lambda arch: 4 * 2 ** (len(arch["depths"]) - 1),
 ))
+
+
+from . import convnets  # noqa: E402,F401  (registers the conv-net group after ResNet-50)
