@@ -2,6 +2,7 @@
 bessemer's own, nor Dynamo's profiler labels around the pre-graph bytecode, is entered on a
 step's direct path (each costs four set_eval_frame calls and two Python frames), and with
 Dynamo watching the same graphs still run with it off."""
+import copy
 import sys
 
 import torch
@@ -141,3 +142,44 @@ def test_backward_takes_saved_values_as_the_forward_lays_them_out(monkeypatch):
 
     assert run(report=True) == 0
     assert run(report=False) > 0
+
+
+def _externs(graphs) -> list:
+    """The ATen ops the compiled programs call (their extern constants)."""
+    return [v for cg in graphs for k, v in cg.consts.items() if k.startswith("_op")]
+
+
+def test_group_norm_statistics_reshape_is_a_view_not_an_aten_call(monkeypatch):
+    """GroupNorm's decomposition reshapes its per-group statistics with as_strided (forward and
+    backward); over a contiguous tensor's own elements that is a view, which the programs take
+    for free instead of calling ATen. Without the rewrite the programs call as_strided."""
+    from bessemer.compiler.capture import backend as backend_mod
+
+    def run(rewrite: bool):
+        if not rewrite:
+            monkeypatch.setattr(backend_mod, "_as_strided_to_view", lambda gm: None)
+        torch.manual_seed(0)
+        m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.GroupNorm(2, 8), nn.SiLU(), nn.Conv2d(8, 3, 1))
+        ref = copy.deepcopy(m)
+        opt, opt_ref = (torch.optim.SGD(x.parameters(), lr=0.1, momentum=0.9) for x in (m, ref))
+        bessemer.compile(m, fallback="error", graph_cache=False)
+        for i in range(3):
+            x = torch.randn(2, 3, 8, 8, generator=torch.Generator().manual_seed(i))
+            for model, o in ((m, opt), (ref, opt_ref)):
+                o.zero_grad()
+                loss = model(x).square().mean()
+                loss.backward()
+                o.step()
+                if model is m:
+                    got = loss.detach()
+            torch.testing.assert_close(got, loss.detach())
+            for p, q in zip(m.parameters(), ref.parameters()):
+                torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6)
+                torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-6)
+        graphs = m.forward._bessemer_backend.compiled
+        assert {cg.name.rstrip("0123456789") for cg in graphs} == {"forward", "backward"}
+        torch._dynamo.reset()
+        return [op for op in _externs(graphs) if op is torch.ops.aten.as_strided.default]
+
+    assert run(rewrite=True) == []
+    assert run(rewrite=False)

@@ -15,6 +15,7 @@ import functools
 import gc
 import itertools
 import logging
+import math
 import os
 import time
 import warnings
@@ -187,6 +188,7 @@ class BessemerBackend:
         log.info("compiling graph %s", name, extra={"bessemer_compile": {"event": "start", "graph": name}})
         started = time.perf_counter()
         verify = os.environ.get(ENV_VERIFY) == "1"
+        _as_strided_to_view(gm)
         try:
             cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
                           verify=verify).run(gm, example_inputs, self.config.fallback, sizes)
@@ -376,6 +378,39 @@ def _donated(example_inputs) -> frozenset:
             seen.setdefault(StorageWeakRef(t.untyped_storage()), []).append(i)
     shared = {i for group in seen.values() if len(group) > 1 for i in group}
     return frozenset(i for i in idxs if i not in shared)
+
+
+def _as_strided_to_view(gm: torch.fx.GraphModule) -> None:
+    """Each as_strided that reads a contiguous tensor's own elements in their order (offset 0,
+    as many elements, contiguous strides) becomes the view it is. Decompositions write such
+    reshapes as as_strided (GroupNorm's statistics: [N, G, C/G, 1] -> [N, C], forward and
+    backward), which the lowering otherwise runs as an ATen call on a materialized buffer: a
+    small UNet's step made 40 of them, each splitting the kernels around it."""
+    changed = False
+    for n in gm.graph.nodes:
+        if n.target is not aten.as_strided.default or not isinstance(n.args[0], torch.fx.Node):
+            continue
+        x, size, stride = n.args[0].meta.get("val"), n.args[1], n.args[2]
+        offset = n.args[3] if len(n.args) > 3 else n.kwargs.get("storage_offset")
+        if not isinstance(x, torch.Tensor) or offset not in (None, 0):
+            continue
+        dims = (*x.shape, *x.stride(), x.storage_offset(), *size, *stride)
+        if not all(type(d) is int for d in dims) or x.storage_offset() != 0 or not x.is_contiguous():
+            continue
+        if math.prod(size) != x.numel() or tuple(stride) != _contiguous_strides(size):
+            continue
+        n.target, n.args, n.kwargs = aten.view.default, (n.args[0], list(size)), {}
+        changed = True
+    if changed:
+        gm.recompile()
+
+
+def _contiguous_strides(size) -> tuple:
+    st, acc = [], 1
+    for d in reversed(size):
+        st.append(acc)
+        acc *= max(d, 1)
+    return tuple(reversed(st))
 
 
 def _report_output_strides(strides) -> None:
