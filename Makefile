@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-full fuzz bench tested-models small-models venv clean
+.PHONY: demo test test-full fuzz bench tested-models small-models conv-nets venv clean
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(BIN)/pip || $(PY) -m venv --clear $(VENV)
@@ -49,6 +49,10 @@ small-models: $(STAMP)
 	$(BIN)/bessemer bench mlp --scale small --batch 8 --modes eager,inductor,bessemer,bessemer-step --steps 50 --warmup 5 --out bench-out/small --page docs/small-models.md --title "Small models"
 	$(BIN)/bessemer bench mlp --scale tiny --batch 64 --modes eager,inductor,bessemer,bessemer-step --steps 200 --warmup 20 --no-memory --out bench-out/per-call --page docs/per-call.md --title "A per-call-bound model"
 	$(BIN)/bessemer bench gpt2 --scale tiny --modes eager,inductor,bessemer,bessemer-step --steps 100 --warmup 10 --no-memory --out bench-out/gpt2-tiny --page docs/gpt2-tiny.md --title "GPT-2 tiny"
+
+# the conv nets of zoo/convnets.py beside ResNet-50 and the small CNN, at scale small
+conv-nets: $(STAMP)
+	$(BIN)/bessemer bench resnet18 mobilenet-v2 efficientnet-b0 densenet121 regnet-y-040 convnext-tiny resnet50 cnn --scale small --modes eager,inductor,bessemer --steps 5 --warmup 1 --out bench-out/conv-nets --page docs/conv-nets.md --title "Conv nets"
 
 clean:
 	rm -rf $(VENV) build *.egg-info
