@@ -102,3 +102,42 @@ def test_small_model_whole_step_trains_as_eager(name):
     # torch's buf = grad): new batches of the same shapes (a dict of tensors) compile nothing
     assert len(step.programs) == 1
     _compare(w, me, oe, mc, oc, le, lc)
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_small_model_step_is_one_region_called_directly(name, monkeypatch):
+    """Each model's forward is one Dynamo graph (no graph break: topk-moe's routing, dropout's
+    draws and BatchNorm's running statistics included), compiled as one forward and one
+    backward program; after the first step (which compiles the backward) every step calls
+    the two programs once each through the direct call, none through AOTAutograd's wrappers;
+    and it trains as eager."""
+    from torch._dynamo.utils import counters
+
+    from bessemer.compiler.capture import direct
+    from bessemer.compiler.runtime.graph_call import GraphCall
+
+    torch._dynamo.reset()
+    counters.clear()
+    direct_calls, program_calls = [], []
+    fw = direct.CompiledFunction.forward
+    monkeypatch.setattr(direct.CompiledFunction, "forward",
+                        staticmethod(lambda ctx, g, *a: direct_calls.append(1) or fw(ctx, g, *a)))
+    call = GraphCall.__call__
+    monkeypatch.setattr(GraphCall, "__call__", lambda self, args: program_calls.append(1) or call(self, args))
+
+    w = zoo.build(name, "tiny", seed=0)
+    training = zoo.spec(name).training
+    clip = training["max_grad_norm"]
+    me, mc = w.model, copy.deepcopy(w.model)
+    oe, oc = make_optimizer(training, me), make_optimizer(training, mc)
+    le = _eager(w, me, oe, clip)
+    assert program_calls == []
+    bessemer.compile(mc, optimizer=oc, fallback="error", graph_cache=False)
+    lc = _eager(w, mc, oc, clip)
+    graphs = mc.forward._bessemer_backend.compiled
+    assert sorted(cg.name.rstrip("0123456789") for cg in graphs) == ["backward", "forward"]
+    assert counters["stats"]["unique_graphs"] == 1
+    assert sum(counters["graph_break"].values()) == 0, dict(counters["graph_break"])
+    assert len(direct_calls) == STEPS - 1
+    assert len(program_calls) == 2 * STEPS
+    _compare(w, me, oe, mc, oc, le, lc)
