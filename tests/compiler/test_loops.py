@@ -12,7 +12,7 @@ import torch
 
 from bessemer.compiler.codegen import cpp, triton
 from bessemer.compiler.ir import loops as L
-from bessemer.compiler.ir.graph import Graph
+from bessemer.compiler.ir.graph import Graph, Kind, Node
 from bessemer.compiler.ir.verify import VerifyError, verify_loops
 from bessemer.compiler.ir.views import broadcast, permute
 from bessemer.compiler.passes.fuse import fuse
@@ -60,6 +60,21 @@ def column_mean_bf16() -> Graph:
     x = g.input((16, 8), torch.bfloat16, (8, 1), name="x")
     s = g.reduce("sum", g.pointwise("mul", [x, x], torch.bfloat16), (0,), False, torch.bfloat16)
     g.output([g.pointwise("mul", [s, g.const(0.0625, (8,), torch.bfloat16)], torch.bfloat16)])
+    return g
+
+
+def bf16_stores() -> Graph:
+    """Stores into bf16 buffers: a copy, a cast and a rounded sum are bf16 values already
+    (stored exact, without a second rounding); a where() holding the constant 0.1 as it is
+    is not. The copy is its argument's value, read as it is."""
+    g = Graph()
+    bf = torch.bfloat16
+    x = g.input((4, 8), F32, (8, 1), name="x")
+    y = g.input((4, 8), bf, (8, 1), name="y")
+    copy = g.add(Node(Kind.POINTWISE, [y], y.shape, bf, {"op": "cast", "keep": True}))
+    positive = g.pointwise("gt", [x, g.const(0.0, (4, 8), F32)], torch.bool)
+    g.output([g.cast(x, bf), copy, g.pointwise("add", [copy, y], bf),
+              g.pointwise("where", [positive, y, g.const(0.1, (4, 8), bf)], bf)])
     return g
 
 
@@ -212,7 +227,7 @@ GOLDEN = {
                 fold acc_r1[o0 - ob] <- sum(t1)
             for o0 in ob..oe:
               let t2: bf16 = round_bf16(mul(narrow(acc_r1[o0 - ob]), 0.0625:bf16):bf16)
-              store b1[o0]:bf16 = t2
+              store b1[o0]:bf16 exact = t2
         """),
     ("column_mean_bf16", "triton"): _text("""
         kernel k0(b0=x:bf16, b1=p3:bf16 w)
@@ -230,7 +245,36 @@ GOLDEN = {
           combine acc0: sum bf16
           read acc0: sum bf16
           let t3: bf16 = round_bf16(mul(acc0, 0.0625:bf16):bf16)
-          store b1[xs mask x]:bf16 = t3
+          store b1[xs mask x]:bf16 exact = t3
+        """),
+    ("bf16_stores", "cpp"): _text("""
+        kernel k0(b0=y:bf16, b1=p0:bf16 w, b2=x:f32, b3=p3:bf16 w, b4=p4:bf16 w, b5=p6:bf16 w)
+          pointwise, 448 bytes, cpp flat [o0<32] parallel=False
+          for o0 in 0..32 [simd]:
+            store b1[o0]:bf16 exact = b0[o0]:bf16
+            let t1: bf16 = cast(b2[o0]:f32):bf16
+            store b3[o0]:bf16 exact = t1
+            let t2: bf16 = round_bf16(add(b0[o0]:bf16, b0[o0]:bf16):bf16)
+            store b4[o0]:bf16 exact = t2
+            let t3: bool = gt(b2[o0]:f32, 0.0:f32):bool
+            let t4: bf16 = where(t3, b0[o0]:bf16, 0.1:bf16):bf16
+            store b5[o0]:bf16 = t4
+        """),
+    ("bf16_stores", "triton"): _text("""
+        kernel k0(b0=y:bf16, b1=p0:bf16 w, b2=x:f32, b3=p3:bf16 w, b4=p4:bf16 w, b5=p6:bf16 w)
+          pointwise, 448 bytes, triton pointwise numel=32 rows=32 rlen=1 tl.int32
+          xs = block of XBLOCK < 32 (tl.int32)
+          x0 = xs
+          let t1: bf16 = b0[xs mask x]:bf16
+          store b1[xs mask x]:bf16 exact = t1
+          let t2: f32 = b2[xs mask x]:f32
+          let t3: bf16 = cast(t2):bf16
+          store b3[xs mask x]:bf16 exact = t3
+          let t4: bf16 = round_bf16(add(t1, t1):bf16)
+          store b4[xs mask x]:bf16 exact = t4
+          let t5: bool = gt(t2, 0.0:f32):bool
+          let t6: bf16 = where(t5, t1, 0.1:bf16):bf16
+          store b5[xs mask x]:bf16 = t6
         """),
     ("transpose_neg", "cpp"): _text("""
         kernel k0(b0=x:f32, b1=p1:f32 w)
@@ -261,7 +305,7 @@ GOLDEN = {
 }
 CASES = [(name, fn, target) for name, fn in (("softmax", softmax), ("bias_add", bias_add),
                                              ("bias_grad", bias_grad), ("column_mean_bf16", column_mean_bf16),
-                                             ("transpose_neg", transpose_neg))
+                                             ("bf16_stores", bf16_stores), ("transpose_neg", transpose_neg))
          for target in ("cpp", "triton")]
 
 
@@ -280,6 +324,9 @@ def test_printers_spell_the_lowered_program():
     assert tkernels[0].meta.split == 32 and "tl.program_id(1).to(tl.int32) * 128" in tsrc
     src, _ = cpp.render(fuse(fold_views(transpose_neg())), cores=2)
     assert "float tile0[32][16];" in src
+    src, _ = cpp.render(fuse(fold_views(bf16_stores())), cores=2)
+    assert "b1[(o0)] = bf16_bits(bf16_load(b0[(o0)]));" in src and "b3[(o0)] = bf16_bits(t1);" in src
+    assert "b5[(o0)] = bf16_store(t4);" in src
 
 
 def _broken(program: L.LoopProgram, fn) -> L.LoopProgram:

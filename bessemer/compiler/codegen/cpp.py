@@ -91,6 +91,8 @@ static inline uint16_t bf16_store(float f) {
   return (uint16_t)(u >> 16);
 }
 static inline float bf16_round(float f) { return bf16_load(bf16_store(f)); }
+// a float that is a bf16 value already (rounded, or loaded): its upper half
+static inline uint16_t bf16_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return (uint16_t)(u >> 16); }
 // fp16 is stored as _Float16 (gcc: IEEE half, round-to-nearest-even conversions, as c10::Half)
 static inline float fp16_round(float f) { return (float)(_Float16)f; }
 template <typename T> static inline T maximum_(T a, T b) { return (a > b || a != a) ? a : b; }
@@ -234,10 +236,10 @@ def expr(e) -> str:
     return EXPRS[type(e)](e)
 
 
-def stored(dt: torch.dtype, value: str) -> str:
-    """`value` converted to storage type of dt."""
+def stored(dt: torch.dtype, value: str, exact: bool = False) -> str:
+    """`value` converted to storage type of dt (`exact`: it is one of dt's values already)."""
     if dt == torch.bfloat16:
-        return f"bf16_store({value})"
+        return f"bf16_bits({value})" if exact else f"bf16_store({value})"
     return f"({storage_type(dt)})({value})"
 
 
@@ -258,7 +260,7 @@ def _clause(r: L.Reduction) -> str:
 def _store(s: L.Store, pad: str) -> list[str]:
     value = expr(s.value)
     if not isinstance(s.value, L.TileRef):   # a tile holds values already in storage type
-        value = stored(s.dtype, value)
+        value = stored(s.dtype, value, s.exact)
     return [f"{pad}b{s.param}[{s.index.format()}] = {value};"]
 
 
@@ -318,7 +320,7 @@ STMTS = {
     L.Let: lambda s, pad: [f"{pad}{compute_type(s.dtype)} {s.name} = {expr(s.value)};"],
     L.Store: _store,
     L.TileDecl: lambda s, pad: [f"{pad}{storage_type(s.dtype)} tile{s.tile}[{s.shape[0]}][{s.shape[1]}];"],
-    L.TileStore: lambda s, pad: [f"{pad}{expr(s.ref)} = {stored(s.dtype, expr(s.value))};"],
+    L.TileStore: lambda s, pad: [f"{pad}{expr(s.ref)} = {stored(s.dtype, expr(s.value), s.exact)};"],
     L.AccDecl: _acc_decl,
     L.Fold: _fold,
     L.NanRestore: lambda s, pad: [f"{pad}if (nan_{s.red}) {s.acc} = NAN;"],

@@ -189,18 +189,22 @@ class Let:
 @dataclass(frozen=True)
 class Store:
     """Buffer parameter `param`[index] = value, converted to the buffer's `dtype`. Triton:
-    `mask` the tile the store covers ("x" / "xr"), `fill` the tile dims the address lacks."""
+    `mask` the tile the store covers ("x" / "xr"), `fill` the tile dims the address lacks.
+    `exact`: the value is already one of the bf16 / fp16 `dtype`'s values (rounded to it, or
+    loaded from it), so the conversion needs no rounding."""
     param: int
     index: Any
     value: Any
     dtype: torch.dtype
     mask: str = ""
     fill: str = ""
+    exact: bool = False
 
     def format_lines(self, ind: str) -> list[str]:
         m = f" mask {self.mask}" if self.mask else ""
         f = f" fill {self.fill}" if self.fill else ""
-        return [f"{ind}store b{self.param}[{_ix(self.index)}{m}{f}]:{_dt(self.dtype)} = {self.value.format()}"]
+        e = " exact" if self.exact else ""
+        return [f"{ind}store b{self.param}[{_ix(self.index)}{m}{f}]:{_dt(self.dtype)}{e} = {self.value.format()}"]
 
 
 @dataclass(frozen=True)
@@ -218,9 +222,10 @@ class TileStore:
     ref: TileRef
     value: Any
     dtype: torch.dtype
+    exact: bool = False     # as Store's
 
     def format_lines(self, ind: str) -> list[str]:
-        return [f"{ind}{self.ref.format()} = {self.value.format()}"]
+        return [f"{ind}{self.ref.format()}{' exact' if self.exact else ''} = {self.value.format()}"]
 
 
 @dataclass(frozen=True)

@@ -184,7 +184,7 @@ def _tiled(w: Walker, loops_o, par: bool, cond: tuple, body, cores: int) -> Loop
         if isinstance(s, Store):
             ref = TileRef(t, vl, vj)
             decls.append(TileDecl(t, s.dtype, (tl, tj)))
-            ref_body.append(TileStore(ref, s.value, s.dtype))
+            ref_body.append(TileStore(ref, s.value, s.dtype, s.exact))
             back.append(Store(s.param, s.index, ref, s.dtype))
             t += 1
         else:

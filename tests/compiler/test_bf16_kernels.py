@@ -1,0 +1,56 @@
+"""bf16 values through compiled C++ kernels, bit for bit against eager.
+
+A kernel stores a value it has rounded to bf16 already (a cast, a rounded op) or read
+from bf16 (a copy) as its upper 16 bits, without rounding it again; every other value
+(a where() holding the constant 0.1 as it is) is rounded to nearest even on its store.
+Both must give eager's bits: halfway cases round to even, a NaN a copy moves keeps its
+bits, 0.1 is stored rounded (0x3dcd), not cut (0x3dcc)."""
+from __future__ import annotations
+
+import warnings
+
+import torch
+
+from bessemer.compiler.capture.backend import make_backend
+from bessemer.config import TrainingCompilerConfig
+
+
+def _compile(fn, tmp_path):
+    cfg = TrainingCompilerConfig(cache_dir=str(tmp_path / "cache"), fallback="error", backend="cpp")
+    backend = make_backend(cfg)
+    return torch.compile(fn, backend=backend, dynamic=False), backend.bessemer
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    return t.view(torch.int16)
+
+
+def _stores(x, y):
+    c = y.clone()
+    return (x.to(torch.bfloat16), c, c + y, torch.where(x > 0, y, 0.1), (x * 3).to(torch.bfloat16) * y,
+            torch.where(x > 0, y, -y))
+
+
+def test_bf16_stores_give_eager_bits(tmp_path):
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 64, generator=g)
+    # halfway between two bf16 values: 1 + 2^-8 rounds to 1 (even), 1 + 3 * 2^-8 up to 1 + 2^-6
+    x[0, :4] = torch.tensor([1 + 2 ** -8, 1 + 3 * 2 ** -8, float("nan"), -(1 + 2 ** -8)])
+    y = torch.randn(4, 64, generator=g).to(torch.bfloat16)
+    y.view(torch.int16)[1, :2] = torch.tensor([0x7fa1, -0x005f], dtype=torch.int16)   # NaNs: 0x7fa1, 0xffa1
+    f, bes = _compile(_stores, tmp_path)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        got = f(x, y)
+    assert [str(w.message) for w in rec if "bessemer:" in str(w.message)] == []
+    assert bes.compiled, "nothing was compiled"
+    want = _stores(x, y)
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a.dtype == b.dtype == torch.bfloat16
+        assert torch.equal(a.isnan(), b.isnan()), f"output {i}: NaNs differ"
+        if i != 1:
+            # a NaN an op makes has no one pattern (ATen's vectorized cast gives 0xffff, its
+            # scalar one 0x7fc0): NaNs compare as NaNs; the copy (output 1) keeps its bits
+            a, b = a.masked_fill(a.isnan(), 0), b.masked_fill(b.isnan(), 0)
+        differ = _bits(a) != _bits(b)
+        assert not differ.any(), f"output {i}: {_bits(a)[differ]} vs eager's {_bits(b)[differ]}"
