@@ -12,6 +12,12 @@ import warnings
 import torch
 
 from bessemer.compiler.capture.backend import make_backend
+from bessemer.compiler.codegen import cpp
+from bessemer.compiler.ir.graph import Graph
+from bessemer.compiler.ir.views import permute
+from bessemer.compiler.passes.fuse import fuse
+from bessemer.compiler.passes.lower_kernels import lower_kernels
+from bessemer.compiler.passes.simplify import fold_views
 from bessemer.config import TrainingCompilerConfig
 
 
@@ -54,3 +60,30 @@ def test_bf16_stores_give_eager_bits(tmp_path):
             a, b = a.masked_fill(a.isnan(), 0), b.masked_fill(b.isnan(), 0)
         differ = _bits(a) != _bits(b)
         assert not differ.any(), f"output {i}: {_bits(a)[differ]} vs eager's {_bits(b)[differ]}"
+
+
+def _transposes(x, y):
+    return y.t().contiguous(), (y.t() * 3).contiguous(), x.t().to(torch.bfloat16)
+
+
+def test_bf16_transposing_copies_store_tiles_exact(tmp_path):
+    """A transposing kernel fills a tile along one loop and stores it along the other: a
+    value rounded to bf16 already goes into the tile as its bits, the rest rounded."""
+    g = Graph()
+    y = g.input((64, 96), torch.bfloat16, (96, 1), name="y")
+    x = g.input((64, 96), torch.float32, (96, 1), name="x")
+    yt = permute(g, y, (1, 0))
+    g.output([g.pointwise("mul", [yt, g.const(3.0, (96, 64), torch.bfloat16)], torch.bfloat16),
+              g.cast(permute(g, x, (1, 0)), torch.bfloat16)])
+    program = lower_kernels(fuse(fold_views(g)), "cpp", cores=2)
+    text = program.format()
+    assert "cpp tiled" in text and text.count(" exact = ") == 2, text
+    src, _ = cpp.render(fuse(fold_views(g)), cores=2)
+    assert src.count("[o0 - o0b] = bf16_bits(") == 2, src
+
+    gen = torch.Generator().manual_seed(1)
+    xv = torch.randn(64, 96, generator=gen)
+    yv = torch.randn(64, 96, generator=gen).to(torch.bfloat16)
+    f, _ = _compile(_transposes, tmp_path)
+    for a, b in zip(f(xv, yv), _transposes(xv, yv)):
+        assert a.dtype == b.dtype and torch.equal(_bits(a), _bits(b))
