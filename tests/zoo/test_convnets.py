@@ -25,6 +25,12 @@ import bessemer
 from bessemer import zoo
 
 CONV = zoo.names("conv")
+
+# Nets whose float32 training leaves float64's within STEPS steps however the test is set up:
+# for them the first step (loss and gradients against float64) carries the test, and the later
+# steps are held to eager's own drift only. MobileNetV2 at tiny: eager's parameters after 3 steps
+# are 0.3 from float64's where training moved them 0.66 (lr 0.01); 0.016 of 0.2 at lr 0.003.
+CHAOTIC = {"mobilenet-v2"}
 STEPS = 3
 LR = 0.05
 EPS32 = torch.finfo(torch.float32).eps
@@ -131,6 +137,8 @@ def test_tiny_conv_net_compiled_trains_as_eager(name):
     _as_close_as_eager("gradients of step 1", gc, ge, gt, 3.0, 2 * EPS32)
     for step in range(1, STEPS):
         _as_close_as_eager(f"loss of step {step + 1}", lc[step], le[step], lt[step], 10.0, 1e-5)
-    assert (pt - initial).norm() > 100 * (pe - pt).norm(), "training moved the parameters by less than rounding"
+    if name not in CHAOTIC:
+        assert (pt - initial).norm() > 100 * (pe - pt).norm(), "float32 rounding moved eager's parameters " \
+            "more than a hundredth of what training moved them"
     _as_close_as_eager(f"parameters after {STEPS} steps", pc, pe, pt, 10.0, 2 * EPS32)
     _as_close_as_eager(f"BatchNorm statistics after {STEPS} steps", bc, be, bt, 10.0, 2 * EPS32)
