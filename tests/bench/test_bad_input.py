@@ -7,7 +7,7 @@ from bessemer.bench import cli
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["resnet18"], "unknown model 'resnet18'"),
+    (["resnet9000"], "unknown model 'resnet9000'"),
     (["gpt2", "--modes", "eager,xla"], "unknown mode 'xla'"),
     (["gpt2", "--scale", "huge"], "unknown scale 'huge'"),
     (["gpt2", "--scale", "tiny", "--batch", "0"], "must be a positive integer"),

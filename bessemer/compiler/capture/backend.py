@@ -421,7 +421,10 @@ def _report_output_strides(strides) -> None:
     permuted projection) fails the backward's stride check at every call and is copied."""
     ctx = torch._guards.TracingContext.try_get()
     if ctx is not None and ctx.output_strides is not None and strides is not None:
-        ctx.output_strides.extend(strides)
+        # a forward with effect tokens returns them first, and AOTAutograd's slice of the
+        # saved values does not count them: report the outputs after the tokens
+        tokens = len(getattr(getattr(ctx, "fw_metadata", None), "tokens", None) or ())
+        ctx.output_strides.extend(strides[tokens:])
 
 
 class _CollectOnce:
