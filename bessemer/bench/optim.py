@@ -111,6 +111,10 @@ class Mode:
                 raise RuntimeError(f"{self.name}: the step did not run the {self.name} path "
                                    f"(compiled groups {r.fused_groups}, through the IR {r.ir_groups}, "
                                    f"eager {r.eager_groups})")
+        elif self.name == "inductor":
+            from torch._dynamo.utils import counters
+            if not counters["stats"]["unique_graphs"]:
+                raise RuntimeError("inductor: torch.compile compiled no graph of the step")
 
 
 def _sync(device: torch.device) -> None:
@@ -131,22 +135,30 @@ def _agree(ref: Mode, other: Mode) -> None:
 def measure(model_name: str, scale: str, optimizer: str, modes: list[str], rounds: int, steps: int,
             warmup: int, device: torch.device, cache_dir: Optional[str] = None) -> dict:
     """µs per step of each mode (median of interleaved rounds) for one model's parameters."""
+    # each model's torch.compile starts from an empty Dynamo cache: the step closures of
+    # every model share one code object, and its cache entries would pile up past the
+    # recompile limit (after which Dynamo runs the step eagerly)
+    from torch._dynamo.utils import counters
+    torch._dynamo.reset()
+    counters.clear()
     w = zoo.build(model_name, scale, seed=0, device=device)
     params = [p for p in w.model.parameters() if p.requires_grad]
     gen = torch.Generator(device=device).manual_seed(1)
     grads = [torch.randn(p.shape, generator=gen, device=device, dtype=p.dtype) * 1e-2 for p in params]
     del w
     built = {m: Mode(m, params, grads, optimizer, cache_dir) for m in ["eager"] + [m for m in modes if m != "eager"]}
-    with torch.no_grad():
-        for m in built.values():         # one step from the same start: the compiled ones agree with eager
+    # every step in the grad mode a training loop calls opt.step() in (grad enabled; the
+    # optimizer turns it off inside): a step under no_grad first would make torch.compile's
+    # guards fail on the grad mode and recompile inside the timed rounds
+    for m in built.values():         # one step from the same start: the compiled ones agree with eager
+        m.step()
+        m.check()
+    for m in built.values():
+        if m.name != "eager":
+            _agree(built["eager"], m)
+    for m in built.values():
+        for _ in range(warmup):
             m.step()
-            m.check()
-        for m in built.values():
-            if m.name != "eager":
-                _agree(built["eager"], m)
-        for m in built.values():
-            for _ in range(warmup):
-                m.step()
     _sync(device)
     order = [built[m] for m in modes]
     times: dict[str, list[float]] = {m.name: [] for m in order}
