@@ -1,6 +1,6 @@
 """Load-independent counts of one training step of a zoo model, per mode.
 
-    .venv/bin/python scripts/small_counts.py MODEL MODE [--scale small] [--warmup 3] [--steps 2]
+    .venv/bin/python scripts/small_counts.py MODEL MODE [--scale small] [--batch N] [--warmup 3] [--steps 2]
     valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=OUT \\
         .venv/bin/python scripts/small_counts.py MODEL MODE --callgrind
 
@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("model")
     ap.add_argument("mode", choices=("eager", "inductor", "bessemer", "bessemer-step"))
     ap.add_argument("--scale", default="small")
+    ap.add_argument("--batch", type=int, default=None, help="batch size (default: the model's, per scale)")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--callgrind", action="store_true")
@@ -57,7 +58,7 @@ def main() -> None:
     from bessemer import zoo
     from bessemer.bench.runner import make_optimizer
     torch.manual_seed(0)
-    w = zoo.build(a.model, a.scale, seed=0)
+    w = zoo.build(a.model, a.scale, batch=a.batch, seed=0)
     model, training = w.model, zoo.spec(a.model).training
     opt = make_optimizer(training, model)
     clip = training.get("max_grad_norm")
@@ -76,6 +77,7 @@ def main() -> None:
     elif a.mode == "bessemer":
         import bessemer
         bessemer.compile(model, optimizer=opt)
+        opt_step = opt.step      # the compiled step replaces opt.step on the instance
     elif a.mode == "bessemer-step":
         import bessemer
         whole = bessemer.compile_step(model, opt, w.loss_fn, max_grad_norm=clip)
