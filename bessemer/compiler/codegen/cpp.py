@@ -181,14 +181,41 @@ def render_reduce(op: str, dt: torch.dtype, part: str, **fields) -> str:
 # ------------------------------------------------------------------------------
 # the printer
 # ------------------------------------------------------------------------------
+class _Typed:
+    """What render_op reads of a node: its dtype."""
+    def __init__(self, dtype: torch.dtype):
+        self.dtype = dtype
+
+
+_INDEX, _BOOL = _Typed(torch.int64), _Typed(torch.bool)
+
+
+def cond(c: tuple) -> str:
+    """A conjunction of Ranges (lo <= index < hi) by the op table's comparisons."""
+    parts = []
+    for r in c:
+        i = r.index.format()
+        if r.lo is not None:
+            parts.append(render_op("le", [str(r.lo), i], _INDEX, [torch.int64, torch.int64]))
+        if r.hi is not None:
+            parts.append(render_op("lt", [i, str(r.hi)], _INDEX, [torch.int64, torch.int64]))
+    out = parts[0]
+    for p in parts[1:]:
+        out = render_op("logical_and", [out, p], _BOOL, [torch.bool, torch.bool])
+    return out
+
+
 def _load(e: L.Load) -> str:
     ref = f"b{e.param}[{e.index.format()}]"
     if e.dtype == torch.bfloat16:
-        return f"bf16_load({ref})"
-    if e.dtype == torch.float16:
-        return f"((float){ref})"
-    if e.dtype == torch.bool:
-        return f"({ref} != 0)"
+        ref = f"bf16_load({ref})"
+    elif e.dtype == torch.float16:
+        ref = f"((float){ref})"
+    elif e.dtype == torch.bool:
+        ref = f"({ref} != 0)"
+    if e.cond:   # a masked load: read only where the condition holds
+        return render_op("where", [cond(e.cond), ref, literal(e.other, e.dtype)], e,
+                         [torch.bool, e.dtype, e.dtype])
     return ref
 
 
@@ -224,6 +251,8 @@ EXPRS = {
     L.Const: lambda e: literal(e.value, e.dtype),
     L.Iota: _iota,
     L.Op: lambda e: render_op(e.op, [expr(a) for a in e.args], e, list(e.arg_dtypes)),
+    L.Select: lambda e: render_op("where", [cond(e.cond), expr(e.value), expr(e.other)], e,
+                                  [torch.bool, e.dtype, e.dtype]),
     L.Round: _round,
     L.Temp: lambda e: e.name,
     L.AccRef: _acc,

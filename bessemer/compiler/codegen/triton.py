@@ -190,9 +190,41 @@ def is_literal(e) -> bool:
     return isinstance(e, L.Const) and not isinstance(e.value, Dim)
 
 
+class _Typed:
+    """What render_op reads of a node: its dtype."""
+    def __init__(self, dtype: torch.dtype):
+        self.dtype = dtype
+
+
+_INDEX, _BOOL = _Typed(torch.int64), _Typed(torch.bool)
+
+
+def _and(a: str, b: str) -> str:
+    return render_op("logical_and", [a, b], _BOOL, [torch.bool, torch.bool])
+
+
+def cond(c: tuple) -> str:
+    """A conjunction of Ranges (lo <= index < hi) by the op table's comparisons."""
+    parts = []
+    for r in c:
+        i = r.index.format()
+        if r.lo is not None:
+            parts.append(render_op("le", [str(r.lo), i], _INDEX, [torch.int64, torch.int64]))
+        if r.hi is not None:
+            parts.append(render_op("lt", [i, str(r.hi)], _INDEX, [torch.int64, torch.int64]))
+    out = parts[0]
+    for p in parts[1:]:
+        out = _and(out, p)
+    return out
+
+
 def _load(e: L.Load) -> str:
-    mask = "" if not e.mask else f", {_MASK[e.mask]}, other=0"
-    v = f"tl.load(b{e.param} + {e.index.format()}{mask})"
+    if e.cond:   # a masked load: the block's mask and the condition, `other` where either fails
+        mask = cond(e.cond) if not e.mask else _and(_MASK[e.mask], cond(e.cond))
+        v = f"tl.load(b{e.param} + {e.index.format()}{_ZERO[e.fill]}, {mask}, other={literal(e.other, e.dtype)})"
+    else:
+        mask = "" if not e.mask else f", {_MASK[e.mask]}, other=0"
+        v = f"tl.load(b{e.param} + {e.index.format()}{mask})"
     return f"{v}.to(tl.float32)" if e.dtype in _LOW else v
 
 
@@ -206,6 +238,8 @@ EXPRS = {
     L.Const: lambda e: literal(e.value, e.dtype),
     L.Iota: _iota,
     L.Op: lambda e: render_op(e.op, [expr(a) for a in e.args], e, list(e.arg_dtypes)),
+    L.Select: lambda e: render_op("where", [cond(e.cond), expr(e.value), expr(e.other)], e,
+                                  [torch.bool, e.dtype, e.dtype]),
     L.Round: lambda e: f"{narrow(expr(e.value), e.dtype)}.to(tl.float32)",
     L.Temp: lambda e: e.name,
     L.AccRef: lambda e: e.name,

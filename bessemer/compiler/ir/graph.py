@@ -11,6 +11,9 @@ Every node produces one tensor with a shape and a dtype. Its kind is a `Kind`
              select, unsqueeze, squeeze); no data moves
   reinterpret  args[0]'s buffer read with other strides and an offset (a reshape
              torch's view() could do); args[0] must own memory
+  pad        args[0] read at index - lo where lo <= index < lo + size in every dim,
+             `fill` elsewhere (constant padding); elementwise, its argument
+             smaller than itself
   reduce     op over `dims` of args[0] (sum, max, min, prod, any)
   extern     an ATen call that is not lowered (matmul, convolution, RNG, ...)
   getitem    output `index` of a multi-output extern
@@ -45,6 +48,7 @@ class Kind(enum.StrEnum):
     CONST = "const"
     IOTA = "iota"
     POINTWISE = "pointwise"
+    PAD = "pad"
     VIEW = "view"
     REINTERPRET = "reinterpret"
     REDUCE = "reduce"
@@ -62,7 +66,7 @@ class Group:
     # a value computed from the index alone
     GENERATED = frozenset({Kind.CONST, Kind.IOTA})
     # computed element by element inside a kernel
-    ELEMENTWISE = frozenset({Kind.CONST, Kind.IOTA, Kind.POINTWISE})
+    ELEMENTWISE = frozenset({Kind.CONST, Kind.IOTA, Kind.POINTWISE, Kind.PAD})
     REDUCTIONS = frozenset({Kind.REDUCE})
     # what a kernel computes (the rest is memory, views of it, or the output)
     COMPUTED = ELEMENTWISE | REDUCTIONS
@@ -112,6 +116,23 @@ class Node:
     def index_map(self) -> "IndexMap":
         assert self.kind == Kind.VIEW, self
         return self.attrs["map"]
+
+    @property
+    def pad_lo(self) -> tuple:
+        """pad: the elements of padding before args[0] in each dim (>= 0)."""
+        assert self.kind == Kind.PAD, self
+        return self.attrs["lo"]
+
+    @property
+    def pad_fill(self) -> Any:
+        assert self.kind == Kind.PAD, self
+        return self.attrs["fill"]
+
+    def pad_map(self) -> "IndexMap":
+        """pad: the map from its index to its argument's (index - lo), valid inside only."""
+        assert self.kind == Kind.PAD, self
+        R = len(self.shape)
+        return IndexMap(IndexMap.identity(R).coef, tuple(-lo for lo in self.pad_lo), R)
 
     @property
     def view_strides(self) -> tuple:
@@ -202,6 +223,12 @@ class Graph:
             return x
         return self.add(Node(Kind.POINTWISE, [x], x.shape, dtype, {"op": CAST}))
 
+    def pad(self, x: Node, lo: Sequence[int], hi: Sequence[int], fill: Any) -> Node:
+        """x padded by lo[d] elements before and hi[d] after it in each dim d (all >= 0), `fill` there."""
+        shape = tuple(s + a + b for s, a, b in zip(x.shape, lo, hi))
+        return self.add(Node(Kind.PAD, [x], shape, x.dtype, {"lo": tuple(int(a) for a in lo),
+                                                             "fill": _py(fill, x.dtype)}))
+
     def view(self, x: Node, shape: Shape, imap: "IndexMap", what: str) -> Node:
         return self.add(Node(Kind.VIEW, [x], tuple(shape), x.dtype, {"map": imap, "what": what}))
 
@@ -270,7 +297,7 @@ class Graph:
         return "\n".join(lines) + "\n"
 
 
-_PREFIX = {Kind.INPUT: "in", Kind.CONST: "c", Kind.IOTA: "iota", Kind.POINTWISE: "p", Kind.VIEW: "v",
+_PREFIX = {Kind.INPUT: "in", Kind.CONST: "c", Kind.IOTA: "iota", Kind.POINTWISE: "p", Kind.PAD: "pad", Kind.VIEW: "v",
            Kind.REINTERPRET: "rv", Kind.REDUCE: "r", Kind.EXTERN: "ext", Kind.GETITEM: "g", Kind.OUTPUT: "out"}
 
 
@@ -288,6 +315,7 @@ _FORMAT: dict[Kind, Callable[[Node, str], str]] = {
     Kind.CONST: lambda n, args: f"const({n.value!r})",
     Kind.IOTA: lambda n, args: f"iota(dim={n.iota_dim}, start={n.iota_start}, step={n.iota_step})",
     Kind.POINTWISE: lambda n, args: f"{n.op}({args})",
+    Kind.PAD: lambda n, args: f"pad({args}, lo={list(n.pad_lo)}, fill={n.pad_fill!r})",
     Kind.VIEW: lambda n, args: f"view.{n.attrs['what']}({args}) {n.index_map}",
     Kind.REINTERPRET: lambda n, args: f"reinterpret.{n.attrs['what']}({args}) strides={list(n.view_strides)} "
                                       f"offset={n.view_offset}",

@@ -60,19 +60,43 @@ class Index:
         return format_terms(self.terms, self.const)
 
 
+@dataclass(frozen=True)
+class Range:
+    """An affine condition: lo <= index < hi (a padded dim's inside); a bound that always
+    holds is None."""
+    index: Any
+    lo: Optional[Size]
+    hi: Optional[Size]
+
+    def format(self) -> str:
+        return (f"{self.lo} <= " if self.lo is not None else "") + _ix(self.index) + \
+            (f" < {self.hi}" if self.hi is not None else "")
+
+
+def format_cond(cond: tuple) -> str:
+    return " && ".join(r.format() for r in cond)
+
+
 # -- value expressions -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Load:
     """Element `index` of buffer parameter `param`, read as `dtype`. Triton: `mask` names
-    the tile dims ("x", "r", "xr", "") whose bounds guard the read."""
+    the tile dims ("x", "r", "xr", "") whose bounds guard the read. `cond`: Ranges that
+    must all hold for the element to be read (a padded read); where one does not, the
+    value is `other` and nothing is read."""
     param: int
     index: Any
     dtype: torch.dtype
     mask: str = ""
+    cond: tuple = ()
+    other: Any = None
+    fill: str = ""     # Triton: as Store's, the tile dims of the mask the address lacks
 
     def format(self) -> str:
         m = f" mask {self.mask}" if self.mask else ""
-        return f"b{self.param}[{_ix(self.index)}{m}]:{_dt(self.dtype)}"
+        m += f" fill {self.fill}" if self.fill else ""
+        c = f" if {format_cond(self.cond)} else {self.other!r}" if self.cond else ""
+        return f"b{self.param}[{_ix(self.index)}{m}{c}]:{_dt(self.dtype)}"
 
 
 @dataclass(frozen=True)
@@ -106,6 +130,20 @@ class Op:
 
     def format(self) -> str:
         return f"{self.op}({', '.join(a.format() for a in self.args)}):{_dt(self.dtype)}"
+
+
+@dataclass(frozen=True)
+class Select:
+    """`value` where every Range of `cond` holds, else `other` (a Const): a padded value.
+    Every load `value` reads carries the same condition (a masked load), so no element
+    outside the padded argument is read."""
+    cond: tuple
+    value: Any
+    other: Any
+    dtype: torch.dtype
+
+    def format(self) -> str:
+        return f"select({format_cond(self.cond)}, {self.value.format()}, {self.other.format()}):{_dt(self.dtype)}"
 
 
 @dataclass(frozen=True)
@@ -165,7 +203,7 @@ class PartRef:
         return f"part[t, {self.slot}/{self.n_acc}, o0 of {self.columns}]"
 
 
-Expr = Union[Load, Const, Iota, Op, Round, Temp, AccRef, TileRef, PartRef]
+Expr = Union[Load, Const, Iota, Op, Select, Round, Temp, AccRef, TileRef, PartRef]
 
 
 # -- statements --------------------------------------------------------------------------------

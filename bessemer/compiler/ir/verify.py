@@ -25,6 +25,7 @@ ATTRS: dict[Kind, dict[str, tuple]] = {
     Kind.CONST: {"value": _SCALAR},
     Kind.IOTA: {"dim": (int,), "start": _SCALAR, "step": _SCALAR},
     Kind.POINTWISE: {"op": (str,)},
+    Kind.PAD: {"lo": (tuple,), "fill": _SCALAR},
     Kind.VIEW: {"map": (IndexMap,), "what": (str,)},
     Kind.REINTERPRET: {"strides": (tuple,), "offset": _SIZE, "what": (str,)},
     Kind.REDUCE: {"op": (str,), "dims": (tuple,), "keepdim": (bool,)},
@@ -97,6 +98,15 @@ def _check_node(n: Node, where: str) -> None:
             _fail(where, n, f"argument shapes {[a.shape for a in n.args]} differ from {n.shape}")
         if d.result == "bool" and n.dtype != torch.bool:
             _fail(where, n, f"{n.op} must return bool, returns {n.dtype}")
+    elif k == Kind.PAD:
+        x, lo = n.args[0], n.pad_lo
+        if len(n.args) != 1 or len(lo) != len(n.shape) or len(x.shape) != len(n.shape):
+            _fail(where, n, f"pads rank {len(x.shape)} by {lo} to rank {len(n.shape)}")
+        if x.dtype != n.dtype:
+            _fail(where, n, "a pad changes the dtype")
+        for d, (a, s, t) in enumerate(zip(lo, x.shape, n.shape)):
+            if not isinstance(a, int) or a < 0 or t - s - a < 0:
+                _fail(where, n, f"dim {d}: {s} padded by {a} before cannot be {t} long")
     elif k == Kind.IOTA:
         if not 0 <= n.iota_dim < max(len(n.shape), 1):
             _fail(where, n, f"iota dim {n.iota_dim} out of range")
@@ -211,7 +221,9 @@ def verify_loops(program, where: str = "lower_kernels") -> None:
     """Every loop or index variable used is bound by an enclosing loop (or index
     statement) before it; every temporary, accumulator and tile is defined before it is
     used; every load reads a parameter and every store writes one the kernel writes; an
-    index names each variable once, as an index variable (not a value)."""
+    index names each variable once, as an index variable (not a value); a masked load or
+    a select has a condition of bounded Ranges over bound variables and a value for where
+    it fails."""
     for lk in program.kernels:
         _LoopCheck(lk, where).run()
 
@@ -304,8 +316,23 @@ class _LoopCheck:
                 if not 0 <= x.param < len(self.lk.params):
                     self.fail(f"load of b{x.param}, not a parameter")
                 self.index(x.index, vars_, vals)
+                if x.cond and x.other is None:
+                    self.fail(f"masked load {x.format()} has no value for where it reads nothing")
+                self.ranges(x.cond, vars_, vals)
+            elif isinstance(x, L.Select):
+                if not x.cond or not isinstance(x.other, L.Const):
+                    self.fail(f"{x.format()}: a select needs a condition and a constant")
+                self.ranges(x.cond, vars_, vals)
             elif isinstance(x, L.Iota):
                 self.index(x.index, vars_, vals)
+
+    def ranges(self, cond, vars_: set, vals: set) -> None:
+        """A condition: Ranges, each bounded on at least one side, over bound variables."""
+        from bessemer.compiler.ir import loops as L
+        for r in cond:
+            if not isinstance(r, L.Range) or (r.lo is None and r.hi is None):
+                self.fail(f"condition {r!r} is not a bounded Range")
+            self.index(r.index, vars_, vals)
 
     def index(self, idx, vars_: set, vals: set) -> None:
         names = [v for v, _ in idx.terms]

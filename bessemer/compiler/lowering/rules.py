@@ -465,6 +465,35 @@ def _slice(lower, node, x, dim=0, start=None, end=None, step=1):
     return slice_(lower.g, x, dim, start, end, step)
 
 
+@lowers(aten.constant_pad_nd.default)
+def _constant_pad_nd(lower, node, x, pad, value=0):
+    """Padding by a constant: a pad node (computed in the kernel that reads it, or that
+    computes its argument); a negative width is a slice of the argument."""
+    g = lower.g
+    if not is_node(x) or len(pad) % 2 or len(pad) // 2 > len(x.shape):
+        raise Unsupported("constant_pad_nd: arguments")
+    if any(not isinstance(p, int) for p in pad) or not isinstance(value, (bool, int, float)):
+        raise Unsupported("constant_pad_nd: a symbolic pad width or fill")
+    rank = len(x.shape)
+    lo, hi = [0] * rank, [0] * rank
+    for i in range(len(pad) // 2):
+        d = rank - 1 - i
+        a, b = pad[2 * i], pad[2 * i + 1]
+        if a < 0 or b < 0:
+            n = x.shape[d]
+            if n + min(a, 0) + min(b, 0) <= 0:
+                raise Unsupported("constant_pad_nd: a dim sliced to nothing")
+            x = slice_(g, x, d, max(0, -a), n - max(0, -b), 1)
+        lo[d], hi[d] = max(a, 0), max(b, 0)
+    if any(s == 0 for s in x.shape):
+        raise Unsupported("constant_pad_nd: an empty argument")
+    if not any(lo) and not any(hi):
+        return lower.copy(x)   # a new tensor, as ATen's
+    # the fill as ATen writes it: converted to the tensor's dtype (0.1 in bf16 is 0.10009765625)
+    fill = torch.tensor(value).to(x.dtype).item()
+    return g.pad(x, lo, hi, fill)
+
+
 @lowers(aten.select.int)
 def _select(lower, node, x, dim, index):
     return select(lower.g, x, dim, index)

@@ -51,7 +51,7 @@ class Fuser:
 
     def needs_tensor(self, n: Node) -> None:
         """n is handed to ATen or returned: it must be memory (possibly a view)."""
-        if n.kind in Group.GENERATED or n.kind == Kind.POINTWISE or n.kind == Kind.REDUCE:
+        if n.kind in Group.GENERATED or n.kind in (Kind.POINTWISE, Kind.PAD, Kind.REDUCE):
             self.realized.add(n)
             return
         if n.kind == Kind.VIEW and layout_of(n) is None:
@@ -81,6 +81,8 @@ class Fuser:
             c = 1 if n.numel() > base.numel() else self.cost(base)
         elif n.kind == Kind.REINTERPRET:
             c = 1
+        elif n.kind == Kind.PAD:
+            c = 1 + self.cost(n.args[0])   # a bounds test; its argument computed inside only
         else:
             c = (TRANSCENDENTAL_COST if is_transcendental(n.op) else 1) + sum(self.cost(a) for a in n.args)
         self.cost_cache[n] = c
@@ -101,7 +103,7 @@ class Fuser:
                     self.realized.add(base)
         # multi-use values: recompute cheap ones, store expensive ones
         for n in g.nodes:
-            if n.kind != Kind.POINTWISE or n in self.realized:
+            if n.kind not in (Kind.POINTWISE, Kind.PAD) or n in self.realized:
                 continue
             n_users = len(self._value_users(n))
             if n_users >= 2 and self.cost(n) > REALIZE_COST:
@@ -143,6 +145,9 @@ class Fuser:
                 return
             if n.kind == Kind.REINTERPRET:
                 out.append((n.args[0], None))
+                return
+            if n.kind == Kind.PAD:
+                walk(n.args[0], m.compose(n.pad_map()), False)
                 return
             for a in n.args:
                 walk(a, m, False)

@@ -20,8 +20,8 @@ from typing import Callable, Optional
 import torch
 
 from bessemer.compiler.ir.graph import Group, IndexMap, Kind, Node
-from bessemer.compiler.ir.loops import (CodegenError, Const, Index, Iota, Let, Load, Op, Param, Round, Store, Temp,
-                                        map_tree, walk)
+from bessemer.compiler.ir.loops import (CodegenError, Const, Index, Iota, Let, Load, Op, Param, Range, Round, Select,
+                                        Store, Temp, map_tree, walk)
 from bessemer.compiler.ir.ops import OPS
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, member_role, normalize_map, outer_map
 from bessemer.compiler.ir.symbolic import Dim, hint, symbols_in
@@ -65,6 +65,9 @@ class Walker:
         # temporaries holding a value of a bf16 / fp16 dtype exactly (rounded to it, or loaded):
         # name -> that dtype. A store of one into a buffer of that dtype needs no rounding.
         self.low_exact: dict[str, torch.dtype] = {}
+        # inside a pad's argument: the Ranges (over DomainIndexes) of every enclosing pad, all of
+        # which must hold for an element to be read; each load there is a masked load
+        self.guard: tuple = ()
 
     # -- addresses ------------------------------------------------------------------------------
     def lin(self, coef, const) -> DomainIndex:
@@ -80,6 +83,10 @@ class Walker:
     def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype, lines: list):
         coef, const = m.map_strides(strides, offset)
         v = Load(self.param(base), self.lin(coef, const), dt)
+        if self.guard:
+            # what a masked load gives where the guard fails is never used (an enclosing pad
+            # selects its fill there); a pad reading the load directly sets it to its fill
+            v = replace(v, cond=self.guard, other=False if dt == torch.bool else 0)
         if self.name_loads:
             t = self.new_tmp()
             lines.append(Let(t, dt, v))
@@ -114,10 +121,10 @@ class Walker:
         return f"t{self.tmp}"
 
     def expr(self, n: Node, m: IndexMap, lines: list, cache: dict, top: bool = False):
-        key = (n, m)
+        key = (n, m, self.guard)
         if key in cache:
             return cache[key]
-        hoisted = self.hoist is not None and not top and self._invariant(n, m)
+        hoisted = self.hoist is not None and not top and self._invariant(n, m) and self._guard_invariant()
         if hoisted:
             # the same for every element of the row: computed once, before the loop
             lines, cache = self.hoist
@@ -134,6 +141,25 @@ class Walker:
             r = Temp(name)
         cache[key] = r
         return r
+
+    def _inner_dims(self) -> list:
+        return [d for d in self.k.red if self.k.shape[d] != 1]
+
+    def _guard_invariant(self) -> bool:
+        """Does the current guard stay the same along the reduced dims?"""
+        inner = self._inner_dims()
+        return all(r.index.coef[d] == 0 for r in self.guard for d in inner)
+
+    def pad_ranges(self, n: Node, m: IndexMap) -> tuple:
+        """The Ranges of pad n read at map m: lo <= index < lo + size in each padded dim (a
+        bound that always holds, of no padding on that side, is None)."""
+        out = []
+        for d, (lo, s, t) in enumerate(zip(n.pad_lo, n.args[0].shape, n.shape)):
+            hi = lo + s
+            if lo == 0 and hi == t:
+                continue
+            out.append(Range(self.lin(m.coef[d], m.offset[d]), lo if lo else None, hi if hi != t else None))
+        return tuple(out)
 
     def aligned_row(self, n: Node, m: IndexMap) -> bool:
         """Is n read at the current row (so its row-level value can be used)?"""
@@ -166,6 +192,9 @@ class Walker:
             r = all(st[k] == 0 for k in inner)
         elif n.kind == Kind.POINTWISE:
             r = all(self._invariant(a, m) for a in n.args)
+        elif n.kind == Kind.PAD:
+            padded = [d for d, (s, t) in enumerate(zip(n.args[0].shape, n.shape)) if s != t or n.pad_lo[d]]
+            r = free_of_inner([m.coef[d] for d in padded]) and self._invariant(n.args[0], m.compose(n.pad_map()))
         else:
             r = False
         self.inv_cache[key] = r
@@ -214,9 +243,39 @@ class Walker:
                 # not every exact_in_low op: where(c, x, 0.1) holds the constant 0.1 as it is
                 self._note_exact(t, n.dtype)
             return Temp(t)
+        if n.kind == Kind.PAD:
+            return self._pad(n, m, lines, cache)
         if n.kind == Kind.REDUCE:
             raise CodegenError(f"reduction {n.name} read before it is computed")
         raise CodegenError(f"cannot render {n.kind} {n.name}")
+
+    def _pad(self, n: Node, m: IndexMap, lines, cache):
+        """A pad: its argument computed under the pad's condition (every load it makes masked by
+        it and by the enclosing pads'), and its fill where the condition fails."""
+        own = self.pad_ranges(n, m)
+        fill = Const(n.pad_fill, n.dtype)
+        if not own:
+            return self.expr(n.args[0], m.compose(n.pad_map()), lines, cache)
+        outer = self.guard
+        self.guard = outer + own
+        try:
+            v = self.expr(n.args[0], m.compose(n.pad_map()), lines, cache)
+        finally:
+            self.guard = outer
+        # a pad of memory: one masked load whose `other` is the fill
+        if isinstance(v, Load) and v.cond == outer + own:
+            return replace(v, other=n.pad_fill)
+        if isinstance(v, Temp) and lines and isinstance(lines[-1], Let) and lines[-1].name == v.name and \
+                isinstance(lines[-1].value, Load) and lines[-1].value.cond == outer + own:
+            # (named loads: the load just made, here alone; other readers of it under the same
+            # guard never use its value where the guard fails)
+            lines[-1] = replace(lines[-1], value=replace(lines[-1].value, other=n.pad_fill))
+            return v
+        t = self.new_tmp()
+        lines.append(Let(t, n.dtype, Select(own, v, fill, n.dtype)))
+        if n.dtype in LOW_FLOATS and (isinstance(v, Load) or self.exact_in(v, n.dtype)):
+            self._note_exact(t, n.dtype)   # the fill is one of the dtype's values (lowering rounds it)
+        return Temp(t)
 
     def row_map(self, r: Node) -> IndexMap:
         return outer_map(self.k.shape, self.k.red, r.shape)

@@ -250,6 +250,9 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
                         or normalize_map(m, x.shape) != normalize_map(ident, x.shape):
                     ok = False
             return
+        if x.kind == Kind.PAD:
+            walk(x.args[0], None if m is None else m.compose(x.pad_map()), False)
+            return
         for a in x.args:
             walk(a, m, False)
 
