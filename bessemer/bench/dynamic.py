@@ -246,7 +246,7 @@ def _meta(plan: DynamicPlan, wall_s: float) -> dict:
         tf_version = transformers.__version__
     except ImportError:  # pragma: no cover
         tf_version = None
-    host = {"cpu": suite._cpu_name(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+    host = {"cpu": measure.cpu_name(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
             "platform": platform.platform(), "python": platform.python_version()}
     if plan.device == "cuda":
         host["gpu"] = torch.cuda.get_device_name(0)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import platform
 import statistics
 import time
 from typing import Any, Callable, Iterable, Optional
@@ -35,6 +36,18 @@ STEP_MARK = "bessemer.bench.measured_step"
 
 
 # -- time ---------------------------------------------------------------------------
+def cpu_name() -> str:
+    """The CPU's model name as /proc/cpuinfo gives it (what a bench page names the machine by)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)

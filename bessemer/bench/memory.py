@@ -35,6 +35,7 @@ from .. import zoo
 from ..cliargs import OneLineParser
 from ..config import TrainingCompilerConfig
 from . import runner
+from .measure import cpu_name
 
 PROG = "bessemer bench memory"
 DEFAULT_MODELS = ("gpt2", "bert-base-uncased", "llama")
@@ -141,7 +142,7 @@ def run(args, models: list[str]) -> dict:
                      "device": args.device, "steps": args.steps, "warmup": args.warmup,
                      "command": "bessemer bench memory " + " ".join(sys.argv[3:] if sys.argv[1:3] == ["bench", "memory"]
                                                                    else sys.argv[1:]),
-                     "cpu": _cpu(), "cores": os.cpu_count()},
+                     "cpu": cpu_name(), "cores": os.cpu_count()},
             "rows": rows, "tune": tune}
 
 
@@ -169,15 +170,6 @@ def _tune(args, models: list[str]) -> dict:
     return out
 
 
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "?"
 
 
 # -- tables -----------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ not to (or the probe budget is spent, which the result says).
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import subprocess

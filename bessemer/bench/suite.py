@@ -32,7 +32,7 @@ import torch
 
 from .. import zoo
 from . import runner, turns
-from .measure import matmul_peak, summarize
+from .measure import cpu_name, matmul_peak, summarize
 
 # Modes that compile, and so have a warm start to measure.
 COMPILING = ("inductor", "bessemer")
@@ -389,7 +389,7 @@ def _meta(plan: Plan, peak: dict, wall_s: float) -> dict:
         tf_version = transformers.__version__
     except ImportError:  # pragma: no cover
         tf_version = None
-    host = {"cpu": _cpu_name(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+    host = {"cpu": cpu_name(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
             "platform": platform.platform(), "python": platform.python_version()}
     if plan.device == "cuda":
         host["gpu"] = torch.cuda.get_device_name(0)
@@ -400,12 +400,3 @@ def _meta(plan: Plan, peak: dict, wall_s: float) -> dict:
             "learning_rate": runner.LEARNING_RATE}
 
 
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()

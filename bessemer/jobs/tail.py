@@ -10,7 +10,6 @@ the n-th match of a metric is its step n either way.
 """
 from __future__ import annotations
 
-import codecs
 import csv
 import re
 import time
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
+from .logs import AppendedText
 from .metrics import MetricDefinition, parse_line
 from .store import JobStore
 
@@ -147,19 +147,11 @@ class LogTail:
         self.sinks = sinks
         self.steps = {d.name: 0 for d in self.definitions}
         self.compile = CompileStats()
-        self.offset = 0
         self._partial = ""
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._text = AppendedText(path)
 
     def poll(self, final: bool = False) -> None:
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except FileNotFoundError:
-            return
-        self.offset += len(data)
-        text = self._partial + self._decoder.decode(data, final=final)
+        text = self._partial + self._text.read(final=final)
         lines = text.split("\n")
         self._partial = "" if final else lines.pop()
         now = time.time()

@@ -56,14 +56,21 @@ class LocalEngine(Engine):
         return follow(TrainingJob(spec.name, spec.output_path, create=False), sys.stdout if logs else None)
 
     def submit(self, spec: JobSpec) -> None:
-        reconcile_all(JobStore(spec.output_path))  # jobs whose supervisor died are ended first
-        job = JobDir(Path(spec.job_dir))
-        spec.save(job.spec_file)
-        with open(job.log, "ab") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "bessemer.jobs.engines.local", str(job.spec_file)],
-                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                    start_new_session=True, env=launcher_env())
-        _record_supervisor(spec, proc.pid)
+        _record_supervisor(spec, start_detached(spec, "bessemer.jobs.engines.local"))
+
+
+def start_detached(spec: JobSpec, module: str, extra_args: tuple = ()) -> int:
+    """Start `python -m module JOB.json *extra_args` as the job's supervisor in a session of its
+    own (a closed terminal does not end it), its output appended to the job's log; returns its
+    pid. Jobs whose supervisor died are ended first."""
+    reconcile_all(JobStore(spec.output_path))
+    job = JobDir(Path(spec.job_dir))
+    spec.save(job.spec_file)
+    with open(job.log, "ab") as log:
+        proc = subprocess.Popen([sys.executable, "-m", module, str(job.spec_file), *extra_args],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                start_new_session=True, env=launcher_env())
+    return proc.pid
 
 
 def follow(job: TrainingJob, stream) -> str:

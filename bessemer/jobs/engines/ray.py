@@ -45,12 +45,12 @@ from pathlib import Path
 from typing import Optional
 
 from ..checkpoints import in_process_only
-from ..job import TrainingJob, reconcile_all
-from ..layout import JobDir, write_input_config
+from ..job import TrainingJob
+from ..layout import write_input_config
 from ..store import JobStore
 from .base import Engine, JobSpec
 from .launch import launcher_env
-from .local import follow, run_detached
+from .local import follow, run_detached, start_detached
 from .supervisor import Supervisor
 
 INSTALL_HINT = "engine='ray' needs Ray, which is not installed: pip install 'bessemer[ray]'"
@@ -126,18 +126,8 @@ class RayEngine(Engine):
         return follow(TrainingJob(spec.name, spec.output_path, create=False), sys.stdout if logs else None)
 
     def submit(self, spec: JobSpec) -> None:
-        import subprocess
-
-        reconcile_all(JobStore(spec.output_path))  # jobs whose supervisor died are ended first
-        job = JobDir(Path(spec.job_dir))
-        spec.save(job.spec_file)
-        command = [sys.executable, "-m", "bessemer.jobs.engines.ray", str(job.spec_file)]
-        if self.cluster_address is not None:
-            command += ["--address", self.cluster_address]
-        with open(job.log, "ab") as log:
-            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                    start_new_session=True, env=launcher_env())
-        _record(spec, proc.pid, self.cluster_address)
+        extra = ("--address", self.cluster_address) if self.cluster_address is not None else ()
+        _record(spec, start_detached(spec, "bessemer.jobs.engines.ray", extra), self.cluster_address)
 
 
 def _record(spec: JobSpec, pid: int, address: Optional[str]) -> None:  # noqa: ARG001
