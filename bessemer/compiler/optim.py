@@ -62,6 +62,7 @@ from torch.optim.optimizer import _get_scalar_dtype
 
 from bessemer.config import TrainingCompilerConfig
 from bessemer.compiler import optim_ir, optim_rules
+from bessemer.compiler.optim_cache import GroupCache
 from bessemer.compiler.codegen import build as _build
 from bessemer.compiler.codegen import optim_cpp
 from bessemer.compiler.codegen.optim_cpp import UpdateSpec
@@ -319,17 +320,42 @@ class _Call:
             state[key] = t
 
 
-def _sgd_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], Optional[str]]:
+def _sgd_hyper(group: dict) -> tuple[tuple, tuple, Optional[str]]:
+    """(the kernel's scalars, what the kernel's spec takes from the group, None), or why not."""
     lr, _, why = _lr(group)
     if why:
-        return [], why
-    scalars = []
+        return (), (), why
+    scalars = [lr]
     for key in ("weight_decay", "momentum", "dampening"):
         v, why = _scalar(group, key)
         if why:
-            return [], why
+            return (), (), why
         scalars.append(v)
-    wd, momentum, dampening = scalars
+    _, wd, momentum, _ = scalars
+    return tuple(scalars), (bool(group["maximize"]), wd != 0, momentum != 0, bool(group["nesterov"])), None
+
+
+def _adam_hyper(group: dict) -> tuple[tuple, tuple, Optional[str]]:
+    """(lr, lr is float32, beta1, beta2, weight decay, eps), the spec's part, None; or why not."""
+    lr, lr_is_f32, why = _lr(group)
+    if why:
+        return (), (), why
+    hyper = [lr, int(lr_is_f32)]
+    for key, index in (("betas", 0), ("betas", 1), ("weight_decay", None), ("eps", None)):
+        v, why = _scalar(group, key, index)
+        if why:
+            return (), (), why
+        hyper.append(v)
+    wd = hyper[4]
+    decay = "none" if wd == 0 else ("decoupled" if group.get("decoupled_weight_decay") else "l2")
+    return tuple(hyper), (bool(group["maximize"]), decay, bool(group["amsgrad"])), None
+
+
+def _sgd_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], Optional[str]]:
+    scalars, _, why = _sgd_hyper(group)
+    if why:
+        return [], why
+    _, wd, momentum, dampening = scalars
     has_momentum = momentum != 0
     calls: dict[str, _Call] = {}
     for p in group["params"]:
@@ -352,7 +378,7 @@ def _sgd_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], Op
             spec = UpdateSpec("sgd", dtype, maximize=bool(group["maximize"]),
                               weight_decay="l2" if wd != 0 else "none", momentum=has_momentum,
                               nesterov=has_momentum and bool(group["nesterov"]))
-            call = calls[dtype] = _Call(spec, (lr, wd, momentum, dampening))
+            call = calls[dtype] = _Call(spec, scalars)
         call.add([p, g, buf], fresh)
         if fresh:
             # torch keeps state["momentum_buffer"] for every parameter with a gradient.
@@ -361,18 +387,10 @@ def _sgd_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], Op
 
 
 def _adam_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], Optional[str]]:
-    lr, lr_is_f32, why = _lr(group)
+    hyper, spec_key, why = _adam_hyper(group)
     if why:
         return [], why
-    hyper = []
-    for key, index in (("betas", 0), ("betas", 1), ("weight_decay", None), ("eps", None)):
-        v, why = _scalar(group, key, index)
-        if why:
-            return [], why
-        hyper.append(v)
-    beta1, beta2, wd, eps = hyper
-    amsgrad = bool(group["amsgrad"])
-    decay = "none" if wd == 0 else ("decoupled" if group.get("decoupled_weight_decay") else "l2")
+    _, decay, amsgrad = spec_key
     keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
     scalar_dtype = _get_scalar_dtype()
     rows: list[tuple[torch.Tensor, torch.Tensor, Optional[dict]]] = []
@@ -408,14 +426,14 @@ def _adam_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], O
         if call is None:
             spec = UpdateSpec("adam", key[0], maximize=bool(group["maximize"]), weight_decay=decay,
                               amsgrad=amsgrad, step_dtype=key[1])
-            call = calls[key] = _Call(spec, (lr, int(lr_is_f32), beta1, beta2, wd, eps,
-                                             torch_sqrt_impl(key[0])))
+            call = calls[key] = _Call(spec, (*hyper, torch_sqrt_impl(key[0])))
         call.add([p, g, state["exp_avg"], state["exp_avg_sq"],
                   state["max_exp_avg_sq"] if amsgrad else None, state["step"]])
     return list(calls.values()), None
 
 
 _GROUP_CALLS = {"sgd": _sgd_calls, "adam": _adam_calls}
+_GROUP_HYPER = {"sgd": _sgd_hyper, "adam": _adam_hyper}
 
 
 # ---------------------------------------------------------------------------
@@ -435,12 +453,14 @@ class FusedStep:
         self.programs: dict[tuple, optim_ir.Program] = {}   # IR path: signature -> compiled program
         self.program_failed: dict[tuple, str] = {}
         self.warned: set[str] = set()
+        self.cached: dict[int, GroupCache] = {}       # id(group) -> its update, kept between steps
         cls_step = type(opt).step
         # torch's step below its hook layer (the hooks already ran in ours).
         self.eager_step = cls_step.__wrapped__ if getattr(cls_step, "hooked", False) else cls_step
         self.fused_groups = 0      # group updates that ran compiled, either path (for tests and debugging)
         self.ir_groups = 0         # of those, the ones that ran a program compiled through the IR
         self.eager_groups = 0      # group updates that ran torch's step
+        self.cache_hits = 0        # template group updates that ran the calls kept from a former step
 
     # -- kernels -------------------------------------------------------------
     def kernel(self, spec: UpdateSpec) -> tuple[Optional[Kernel], Optional[str]]:
@@ -485,6 +505,15 @@ class FusedStep:
         why = _option_reason(group)
         if why:
             return [], why
+        entry = self.cached.get(id(group))
+        if entry is not None and entry.group is group:
+            scalars, spec_key, why = _GROUP_HYPER[self.kind](group)
+            if why is None and spec_key == entry.spec_key:
+                grads = entry.grads(group, opt.state)
+                if grads is not None:
+                    self.cache_hits += 1
+                    return [(entry, grads, scalars)], None
+        self.cached.pop(id(group), None)
         if not self.uses_template(group):
             return self.plan_ir(opt, group)
         calls, why = _GROUP_CALLS[self.kind](opt, group)
@@ -496,7 +525,23 @@ class FusedStep:
             if why:
                 return [], why
             planned.append((call, k))
+        self.keep(opt, group, planned)
         return planned, None
+
+    def keep(self, opt: torch.optim.Optimizer, group: dict, planned: list) -> None:
+        """Keep a group's planned template calls for its next steps (optim_cache.py); not those
+        that create momentum buffers, which the next step's plan no longer does."""
+        if not planned or any(call.new_state or any(call.fresh) for call, _ in planned):
+            return
+        scalars, spec_key, why = _GROUP_HYPER[self.kind](group)
+        if why:
+            return
+        if self.kind == "adam":
+            keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if group["amsgrad"] else ()) + ("step",)
+        else:
+            keys = ("momentum_buffer",) if spec_key[2] else ()
+        self.cached[id(group)] = GroupCache(opt, group, spec_key, keys, planned,
+                                            [call.scalars[len(scalars):] for call, _ in planned])
 
     def plan_ir(self, opt: torch.optim.Optimizer, group: dict) -> tuple[list, Optional[str]]:
         """The compiled programs that update `group` (one per device), or why it runs eagerly."""
@@ -555,11 +600,11 @@ class FusedStep:
                 self.run_eager_group(opt, group)
                 continue
             for call, *how in planned:
-                if isinstance(call, _Call):
+                if isinstance(call, (_Call, GroupCache)):
                     call.run(*how)
                 else:
                     optim_ir.run(call, *how)
-            self.ir_groups += bool(planned) and not isinstance(planned[0][0], _Call)
+            self.ir_groups += bool(planned) and not isinstance(planned[0][0], (_Call, GroupCache))
             self.fused_groups += 1
 
     def run_eager_group(self, opt: torch.optim.Optimizer, group: dict) -> None:
