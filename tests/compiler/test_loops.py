@@ -85,6 +85,18 @@ def transpose_neg() -> Graph:
     return g
 
 
+def padded() -> Graph:
+    """Constant padding inside a pointwise kernel: a computed value padded (its loads masked
+    by the pad's condition, the fill selected outside) and an input padded (one masked load
+    whose value outside is the fill), added."""
+    g = Graph()
+    x = g.input((2, 3, 4), F32, (12, 4, 1), name="x")
+    a = g.pad(g.pointwise("relu", [x], F32), (0, 1, 1), (0, 0, 2), 0.5)
+    b = g.pad(x, (0, 0, 3), (0, 1, 0), float("-inf"))
+    g.output([g.pointwise("add", [a, b], F32)])
+    return g
+
+
 def _lower(graph_fn, target: str) -> L.LoopProgram:
     sched = fuse(fold_views(graph_fn()))
     program = lower_kernels(sched, target, cores=2) if target == "cpp" else lower_kernels(sched, target)
@@ -302,10 +314,36 @@ GOLDEN = {
           let t2: f32 = neg(t1):f32
           store b1[xs mask x]:f32 = t2
         """),
+    ("padded", "cpp"): _text("""
+        kernel k0(b0=x:f32, b1=p3:f32 w)
+          pointwise, 320 bytes, cpp flat [o0<2, o1<4, o2<7] parallel=False
+          for o0 in 0..2:
+            for o1 in 0..4:
+              for o2 in 0..7 [simd]:
+                let t1: f32 = relu(b0[12*o0 + 4*o1 + o2 + -5 if 1 <= o1 && 1 <= o2 < 5 else 0]:f32):f32
+                let t2: f32 = select(1 <= o1 && 1 <= o2 < 5, t1, 0.5:f32):f32
+                let t3: f32 = add(t2, b0[12*o0 + 4*o1 + o2 + -3 if o1 < 3 && 3 <= o2 else -inf]:f32):f32
+                store b1[28*o0 + 7*o1 + o2]:f32 = t3
+        """),
+    ("padded", "triton"): _text("""
+        kernel k0(b0=x:f32, b1=p3:f32 w)
+          pointwise, 320 bytes, triton pointwise numel=56 rows=56 rlen=1 tl.int32
+          xs = block of XBLOCK < 56 (tl.int32)
+          x0 = xs // 28
+          x1 = xs // 7 % 4
+          x2 = xs % 7
+          let t1: f32 = b0[12*x0 + 4*x1 + x2 + -5 mask x if 1 <= x1 && 1 <= x2 < 5 else 0]:f32
+          let t2: f32 = relu(t1):f32
+          let t3: f32 = select(1 <= x1 && 1 <= x2 < 5, t2, 0.5:f32):f32
+          let t4: f32 = b0[12*x0 + 4*x1 + x2 + -3 mask x if x1 < 3 && 3 <= x2 else -inf]:f32
+          let t5: f32 = add(t3, t4):f32
+          store b1[xs mask x]:f32 = t5
+        """),
 }
 CASES = [(name, fn, target) for name, fn in (("softmax", softmax), ("bias_add", bias_add),
                                              ("bias_grad", bias_grad), ("column_mean_bf16", column_mean_bf16),
-                                             ("bf16_stores", bf16_stores), ("transpose_neg", transpose_neg))
+                                             ("bf16_stores", bf16_stores), ("transpose_neg", transpose_neg),
+                                             ("padded", padded))
          for target in ("cpp", "triton")]
 
 
@@ -327,6 +365,13 @@ def test_printers_spell_the_lowered_program():
     src, _ = cpp.render(fuse(fold_views(bf16_stores())), cores=2)
     assert "b1[(o0)] = bf16_bits(bf16_load(b0[(o0)]));" in src and "b3[(o0)] = bf16_bits(t1);" in src
     assert "b5[(o0)] = bf16_store(t4);" in src
+    src, _ = cpp.render(fuse(fold_views(padded())), cores=2)
+    assert "((((o1) < 3) && (3 <= (o2))) ? b0[(12*o0 + 4*o1 + o2 + -3)] : (-(float)INFINITY))" in src
+    assert "((((1 <= (o1)) && (1 <= (o2))) && ((o2) < 5)) ? t1 : ((float)0.5))" in src
+    tsrc, _ = triton.render(fuse(fold_views(padded())))
+    assert "tl.load(b0 + (12*x0 + 4*x1 + x2 + -3), (xmask & (((x1) < 3) & (3 <= (x2)))), " \
+           "other=float(\"-inf\"))" in tsrc
+    assert "tl.where((((1 <= (x1)) & (1 <= (x2))) & ((x2) < 5)), t2, 0.5)" in tsrc
 
 
 def _broken(program: L.LoopProgram, fn) -> L.LoopProgram:
@@ -370,4 +415,19 @@ def test_verify_loops_rejects_an_index_naming_a_variable_twice():
     bad = _broken(program, lambda x: replace(x, terms=x.terms + x.terms[:1]) if isinstance(x, L.Index) and
                   len(x.terms) == 2 else x)
     with pytest.raises(VerifyError, match="names a variable twice"):
+        verify_loops(bad)
+
+
+def test_verify_loops_rejects_a_masked_load_outside_its_condition_variables():
+    """A masked load's condition is checked as its address is: over bound loop variables,
+    each Range bounded, with a value for where it fails."""
+    program = _lower(padded, "cpp")
+    bad = _broken(program, lambda x: replace(x, index=L.Index((("o7", 1),), 0)) if isinstance(x, L.Range) else x)
+    with pytest.raises(VerifyError, match="loop variable o7 is not bound"):
+        verify_loops(bad)
+    bad = _broken(program, lambda x: replace(x, lo=None, hi=None) if isinstance(x, L.Range) else x)
+    with pytest.raises(VerifyError, match="not a bounded Range"):
+        verify_loops(bad)
+    bad = _broken(program, lambda x: replace(x, other=None) if isinstance(x, L.Load) and x.cond else x)
+    with pytest.raises(VerifyError, match="has no value for where it reads nothing"):
         verify_loops(bad)
