@@ -83,7 +83,7 @@ class Walker:
     def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype, lines: list):
         coef, const = m.map_strides(strides, offset)
         v = Load(self.param(base), self.lin(coef, const), dt)
-        if self.guard:
+        if self.guard and self._guard_reaches(v.index):
             # what a masked load gives where the guard fails is never used (an enclosing pad
             # selects its fill there); a pad reading the load directly sets it to its fill
             v = replace(v, cond=self.guard, other=False if dt == torch.bool else 0)
@@ -149,6 +149,20 @@ class Walker:
         """Does the current guard stay the same along the reduced dims?"""
         inner = self._inner_dims()
         return all(r.index.coef[d] == 0 for r in self.guard for d in inner)
+
+    def _guard_reaches(self, lin: DomainIndex) -> bool:
+        """Must a load at `lin` under the current guard be masked? Not when its address
+        depends on none of the domain dims the guard's Ranges test (a BatchNorm's per-channel
+        statistics read in a kernel padding H and W): the address is then the one it has at
+        a point where the guard holds, with the same other coordinates, which is read
+        there. A Range over no dim (a pad read at a fixed index) masks every load."""
+        tested = set()
+        for r in self.guard:
+            dims = {d for d, c in enumerate(r.index.coef) if c != 0 and self.k.shape[d] != 1}
+            if not dims:
+                return True
+            tested |= dims
+        return any(lin.coef[d] != 0 for d in tested)
 
     def pad_ranges(self, n: Node, m: IndexMap) -> tuple:
         """The Ranges of pad n read at map m: lo <= index < lo + size in each padded dim (a
