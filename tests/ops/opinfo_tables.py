@@ -178,6 +178,7 @@ WITNESSES: dict[str, list[str]] = {
     'opinfo:tan@fp32': ['aten.tan.default'],
     'opinfo:as_strided_scatter@fp32': ['aten.as_strided_scatter.default'],
     'opinfo:isclose@fp32': ['aten.bitwise_or.Tensor'],
+    'opinfo:constant_pad_nd@fp32': ['aten.constant_pad_nd.default'],
 }
 
 _DECOMPOSED = ("capture.decompositions() rewrites it into other ops before lowering, so bessemer.compile "
