@@ -222,10 +222,16 @@ class FrameGuards:
         self.needs_args = bool((set(code.co_varnames[:n]) - {"self"}) & read)
         self.check: Optional[Callable[..., bool]] = None
 
-    def locals(self, frame, args: tuple, kwargs: dict) -> dict:
+    def locals(self, frame, args: tuple, kwargs: dict, prepared: Optional[dict] = None) -> dict:
         """The frame's locals for the check: the forward's own closure as it is now (not the
-        cells the frame was loaded with) and, where a guard reads one, its bound arguments."""
-        f_locals = frame.prepare_f_locals(*args, **kwargs) if self.needs_args else {}
+        cells the frame was loaded with) and, where a guard reads one, its bound arguments
+        (`prepared`: the frame's locals as prepare_f_locals gives them, if already made)."""
+        if not self.needs_args:
+            f_locals = {}
+        elif prepared is not None:
+            f_locals = dict(prepared)
+        else:
+            f_locals = frame.prepare_f_locals(*args, **kwargs)
         for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ()):
             try:
                 f_locals[name] = cell.cell_contents
@@ -279,6 +285,20 @@ class FrameGuards:
             o = f"___g{j}"
             bound[o] = snapshot[name]
             parts.append(f"___live.get({name!r}) is {o}")
+        # G['x'] as the ChainMap reads it, without its Python-level lookup at every call: a
+        # global of the module from the live globals, a name Dynamo installed (an alias, not
+        # among them) as the object it stands for; one neither holds still fails the check
+        aliases = self.globals.maps[1]
+
+        def resolve(m: "re.Match") -> str:
+            name = m.group(1)
+            if name in self.live:
+                return f"___live[{name!r}]"
+            if name in aliases:
+                bound[f"___a_{len(bound)}"] = aliases[name]
+                return f"___a_{len(bound) - 1}"
+            return m.group(0)
+        parts = [re.sub(r"\bG\['([^']+)'\]", resolve, p) for p in parts]
         scope = _closure_vars()
         scope.update(bound, ___live=self.live)
         body = " and ".join(parts) or "True"
@@ -288,3 +308,100 @@ class FrameGuards:
         check, g = scope["___check"], self.globals
         self.check = lambda f_locals: check(f_locals, g)
         return None
+
+
+class _Arg:
+    """A placeholder for the call's positional argument `i` or keyword argument `key`, bound once
+    per call shape to learn where each of the frame's locals comes from."""
+    __slots__ = ("i", "key")
+
+    def __init__(self, i: int = -1, key: Optional[str] = None):
+        self.i, self.key = i, key
+
+
+class CallBinder:
+    """The frame's locals for a call, as torch's AOTCompiledFunction.prepare_f_locals makes them
+    (its loaded closure's cells, then `signature.bind(*args, **kwargs)` with the defaults
+    applied), without binding the signature at every call.
+
+    `inspect.Signature.bind` is a few dozen Python-level calls. Where each bound name's value
+    comes from (which positional argument, which keyword, a default, the collected extras of
+    *args / **kwargs) depends only on the call's shape: how many positional arguments and which
+    keyword names, in order. So the signature is bound once per shape, with placeholders, and
+    that recipe fills later calls of the shape. The first call of each shape is also bound by
+    torch's own prepare_f_locals and the two compared (names and identity of every value); a
+    shape where they differ, or that the signature refuses, keeps torch's binding (which raises
+    its own TypeError for a call the forward does not take)."""
+
+    def __init__(self, frame: Any):
+        art = frame._artifacts
+        self.frame, self.signature = frame, art.signature
+        env = art.runtime_env
+        self.cells = list(zip(env.bytecode.co_freevars, env.closure)) if env.closure else []
+        self.recipes: dict[tuple, Optional[list]] = {}
+
+    def _recipe(self, n: int, keys: tuple) -> Optional[list]:
+        try:
+            bound = self.signature.bind(*[_Arg(i=i) for i in range(n)], **{k: _Arg(key=k) for k in keys})
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        params = self.signature.parameters
+        recipe = []
+        for name, v in bound.arguments.items():
+            kind = params[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                recipe.append((name, "t", tuple(a.i for a in v)))
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                recipe.append((name, "d", tuple(a.key for a in v.values())))
+            elif isinstance(v, _Arg):
+                recipe.append((name, "a", v.i) if v.key is None else (name, "k", v.key))
+            else:
+                recipe.append((name, "v", v))     # the default itself, as apply_defaults gives it
+        return recipe
+
+    def _fill(self, recipe: list, args: tuple, kwargs: dict) -> dict:
+        out = {}
+        for name, cell in self.cells:
+            out[name] = cell.cell_contents
+        for name, how, src in recipe:
+            if how == "a":
+                out[name] = args[src]
+            elif how == "k":
+                out[name] = kwargs[src]
+            elif how == "v":
+                out[name] = src
+            elif how == "t":
+                out[name] = tuple(args[i] for i in src)
+            else:
+                out[name] = {k: kwargs[k] for k in src}
+        return out
+
+    def __call__(self, args: tuple, kwargs: dict) -> dict:
+        """The frame's locals for this call; raises TypeError where the forward does not take it."""
+        shape = (len(args), tuple(kwargs))
+        try:
+            recipe = self.recipes[shape]
+        except KeyError:
+            recipe = self._recipe(*shape)
+            theirs = self.frame.prepare_f_locals(*args, **kwargs)    # raises for a call it refuses
+            if recipe is not None:
+                ours = self._fill(recipe, args, kwargs)
+                if list(ours) != list(theirs) or not all(_same(ours[k], v) for k, v in theirs.items()):
+                    recipe = None
+            self.recipes[shape] = recipe
+            return theirs
+        if recipe is None:
+            return self.frame.prepare_f_locals(*args, **kwargs)
+        return self._fill(recipe, args, kwargs)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """a is b, or both are the same kind of tuple or dict holding the same objects."""
+    if a is b:
+        return True
+    if type(a) is tuple and type(b) is tuple:
+        return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    if type(a) is dict and type(b) is dict:
+        return list(a) == list(b) and all(a[k] is b[k] for k in a)
+    return False

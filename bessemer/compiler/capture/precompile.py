@@ -36,6 +36,7 @@ import hashlib
 import importlib
 import inspect
 import logging
+import operator
 import os
 import pickle
 import re
@@ -155,13 +156,20 @@ def _module_digest(model: torch.nn.Module, add: Callable[..., None]) -> None:
             add("buffer", k, None if b is None else _tensor_meta(b))
 
 
+_HOOK_DICTS = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
+               "_global_backward_pre_hooks", "_global_module_registration_hooks",
+               "_global_parameter_registration_hooks", "_global_buffer_registration_hooks")
+_hook_dicts = operator.attrgetter(*_HOOK_DICTS)
+
+
 def _global_hooks() -> tuple:
-    """How many global module hooks are registered (guards on them are globals: not stored)."""
+    """How many global module hooks are registered (guards on them are globals: not stored).
+    Read at every call of a stored frame: one C-level attrgetter and map, not a generator."""
     mod = torch.nn.modules.module
-    return tuple(len(getattr(mod, n, ())) for n in (
-        "_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
-        "_global_backward_pre_hooks", "_global_module_registration_hooks",
-        "_global_parameter_registration_hooks", "_global_buffer_registration_hooks"))
+    try:
+        return tuple(map(len, _hook_dicts(mod)))
+    except AttributeError:   # a torch without one of them
+        return tuple(len(getattr(mod, n, ())) for n in _HOOK_DICTS)
 
 
 def _package_versions(model: torch.nn.Module) -> list:
@@ -504,13 +512,26 @@ class StoredForward:
         if frame is not None and _global_hooks() == self.hooks and not torch.compiler.is_compiling():
             full = (*self.self_args, *args)
             try:
-                ok = (self.guards.check(self.guards.locals(frame, full, kwargs))
-                      and frame.guard_check(*full, **kwargs))
+                # frame.guard_check(*full, **kwargs), with the locals bound once for both checks
+                f_locals = self.binder(full, kwargs)
+                ok = (self.guards.check(self.guards.locals(frame, full, kwargs, f_locals))
+                      and self.guard_manager.check(f_locals))
             except TypeError:    # arguments the forward does not take: its own error, below
                 ok = False
             if ok:
                 return frame.fn(*full, **kwargs)
         return self.compiled(*args, **kwargs)
+
+    @property
+    def frame(self):
+        return self._frame
+
+    @frame.setter
+    def frame(self, frame) -> None:
+        """The loaded frame, with what its per-call check reads from it."""
+        self._frame = frame
+        self.binder = None if frame is None else frame_guards_mod.CallBinder(frame)
+        self.guard_manager = None if frame is None else frame._artifacts.guard_manager
 
     def _find(self, args: tuple, kwargs: dict) -> None:
         try:
