@@ -44,9 +44,8 @@ def _externs(texts, name: str) -> int:
 
 
 @pytest.mark.parametrize("backend", ["cpp", "triton"])
-def test_a_padded_conv_block_trains_as_eager_without_aten_pads(backend, monkeypatch):
-    if backend == "triton":
-        monkeypatch.setenv("TRITON_INTERPRET", "1")
+def test_a_padded_conv_block_trains_as_eager_without_aten_pads(backend):
+    """(CPU tensors on the Triton backend run under Triton's interpreter: tests/conftest.py.)"""
     torch.manual_seed(0)
     ref = PadConvBlock()
     model = _compiled(ref, backend)
@@ -163,3 +162,20 @@ def test_padded_kernels_compile_for_sm90(dtype, tmp_path):
     assert sum(len(cg.kernels) for cg in graphs if cg.backend == "triton") >= 4, graphs
     ok, report = check_graphs(graphs, 90, all_configs=True)
     assert ok, report
+
+
+@pytest.mark.parametrize("backend", ["cpp", "triton"])
+def test_pads_of_bool_int_and_half_values(backend):
+    """The fill in the tensor's dtype (0.1 as a half is 0.0999755859375), bit for bit."""
+
+    def f(x, i, m):
+        return (F.pad(x > 0, (1, 1), value=True), F.pad(i * 2, (0, 2, 1, 0), value=-7),
+                F.pad(m, (2, 0)) | (F.pad(x, (2, 0), value=1.0) < 0), F.pad(x.half(), (1, 1), value=0.1))
+    torch._dynamo.reset()
+    compiled = bessemer.compile(f, fallback="error", backend=backend)
+    gen = torch.Generator().manual_seed(0)
+    x, i = torch.randn(3, 5, generator=gen), torch.randint(-5, 5, (3, 5), generator=gen)
+    m = torch.rand(3, 5, generator=gen) > 0.5
+    for c, e in zip(compiled(x, i, m), f(x, i, m)):
+        assert c.dtype == e.dtype
+        torch.testing.assert_close(c, e, rtol=0, atol=0)
