@@ -36,8 +36,10 @@ else runs the same step eagerly with one warning, or raises StepCompileError und
 """
 from __future__ import annotations
 
+import itertools
 import logging
 import math
+import operator
 import warnings
 from typing import Any, Callable, Optional
 
@@ -75,14 +77,30 @@ def _kind(opt: torch.optim.Optimizer) -> tuple[Optional[str], Optional[str]]:
     return kind, None
 
 
-def _sig(t: Any) -> Any:
-    """What a compiled program depends on in a step's argument: a tensor's metadata, the value
-    of anything else (a traced step bakes it in), through lists, tuples and dicts."""
+_TENSORS = (torch.Tensor, torch.nn.Parameter)
+_NONE_ID = id(None)
+_TRAINING = operator.attrgetter("training")
+_SHAPE = operator.attrgetter("shape")
+_DTYPE = operator.attrgetter("dtype")
+_DEVICE_TYPE = operator.attrgetter("device.type")
+_REQUIRES_GRAD = operator.attrgetter("requires_grad")
+
+
+def _metas(ts: list) -> tuple:
+    """A tensor's part of _batch for a list of tensors (and its type), one C-level pass per attribute."""
+    return (tuple(map(_SHAPE, ts)), tuple(map(torch.Tensor.stride, ts)), tuple(map(_DTYPE, ts)),
+            tuple(map(_DEVICE_TYPE, ts)), tuple(map(_REQUIRES_GRAD, ts)), tuple(map(type, ts)))
+
+
+def _batch(args: tuple, kw_vals: list) -> tuple:
+    """(what a compiled program depends on in the step's arguments, their pytree leaves): a
+    tensor's metadata, the value of anything else (a traced step bakes it in), through lists,
+    tuples and dicts; one flattening serves the key and the call."""
     from torch.utils._pytree import tree_flatten
-    leaves, spec = tree_flatten(t)
-    return str(spec), tuple(("T", tuple(x.shape), x.stride(), x.dtype, x.device.type, x.requires_grad)
-                            if isinstance(x, torch.Tensor) else ("V", type(x).__name__, repr(x))
-                            for x in leaves)
+    leaves, spec = tree_flatten((list(args), kw_vals))
+    return (str(spec), tuple(("T", tuple(x.shape), x.stride(), x.dtype, x.device.type, x.requires_grad)
+                             if isinstance(x, torch.Tensor) else ("V", type(x).__name__, repr(x))
+                             for x in leaves)), leaves
 
 
 class _StepProgram:
@@ -95,6 +113,7 @@ class _StepProgram:
         self.kwarg_names = kwarg_names
         self.new_state_count = 0
         self.used: set = set()
+        self.direct = None          # the compiled flat function, once the first call checked it
         be = owner.backend
         from torch._functorch.aot_autograd import aot_function
         from bessemer.compiler.capture.backend import _LazyDecompositions
@@ -143,8 +162,44 @@ class _StepProgram:
             out.extend(new_states)
         return tuple(out)
 
-    def __call__(self, params, buffers, states, lrs, args, kwargs):
-        return self.compiled(params, buffers, states, lrs, args, kwargs)
+    def __call__(self, params, buffers, states, lrs, args, kwargs, leaves):
+        if self.direct is not None:
+            # what aot_function's wrapper does, without its pytree walk: the step's inputs are
+            # lists of tensors whose flattening is known (checked on the first call, below)
+            flat = params + buffers
+            for st in states:
+                if st is None:
+                    flat.append(None)
+                else:
+                    flat.extend(st)
+            flat += lrs
+            flat += leaves
+            return self.direct(flat)
+        out = self.compiled(params, buffers, states, lrs, args, kwargs)
+        self.direct = self._direct_fn(params, buffers, states, lrs, args, kwargs, leaves)
+        return out
+
+    def _direct_fn(self, params, buffers, states, lrs, args, kwargs, leaves):
+        """The compiled flat function behind aot_function's wrapper, where calling it directly is
+        what the wrapper does: the wrapper flattens the inputs as __call__ does and the outputs
+        are a flat tuple, which it returns as they come. None keeps the wrapper."""
+        from torch.utils import _pytree as pytree
+        names = self.compiled.__code__.co_freevars
+        cells = dict(zip(names, self.compiled.__closure__ or ()))
+        try:
+            cached_fn, out_spec = cells["cached_res"].cell_contents
+        except (KeyError, ValueError, TypeError):
+            return None
+        if not getattr(out_spec, "is_simple", False) or getattr(out_spec, "is_really_simple", False):
+            return None     # outputs the wrapper unflattens (a flat tuple or list it hands on as it is)
+        ours = list(params) + list(buffers)
+        for st in states:
+            ours.extend([None] if st is None else st)
+        ours += list(lrs) + list(leaves)
+        theirs = pytree.arg_tree_leaves(params, buffers, states, lrs, args, kwargs)
+        if len(ours) != len(theirs) or any(a is not b for a, b in zip(ours, theirs)):
+            return None
+        return cached_fn
 
 
 def _rewritten(compile_graph):
@@ -184,7 +239,7 @@ class CompiledStep:
         named = list(model.named_parameters(remove_duplicate=True))
         self.param_names = [n for n, _ in named]
         self.params = [p for _, p in named]
-        self.buffer_names = [n for n, _ in model.named_buffers()]
+        self._walk()
         index = {id(p): i for i, p in enumerate(self.params)}
         opt_params = [p for g in optimizer.param_groups for p in g["params"]]
         missing = [i for i, p in enumerate(opt_params) if id(p) not in index]
@@ -203,6 +258,36 @@ class CompiledStep:
             self.why = "the compiler is disabled by config"    # eager, as bessemer.compile
         elif self.why is not None:
             self._fallback(self.why)
+
+    # -- the buffers, without a walk of the module tree per call ----------------------
+    def _walk(self) -> None:
+        """Find the model's buffers (named_buffers' names and order) and where each lives, and
+        what the tree looked like: every module's children and buffer names."""
+        named = list(self.model.named_buffers())
+        self.buffer_names = [n for n, _ in named]
+        self._buffer_slots = [(self.model.get_submodule(n.rpartition(".")[0])._buffers, n.rpartition(".")[2])
+                              for n, _ in named]
+        modules = self._modules = list(self.model.modules())
+        self._tree_dicts = [m._modules for m in modules]
+        self._buffer_dicts = [m._buffers for m in modules]
+        self._tree = self._tree_now()
+        self._structure = getattr(self, "_structure", -1) + 1    # in the program key
+
+    def _tree_now(self) -> tuple:
+        return (list(map(id, itertools.chain.from_iterable(map(dict.values, self._tree_dicts)))),
+                list(map(tuple, self._buffer_dicts)))
+
+    def _buffers(self) -> list:
+        """named_buffers()' tensors, read from where they live; the tree is walked again when a
+        module was added, removed or replaced, or a buffer registered, removed or set to None
+        (checked per call in bulk: each module's children and buffer names)."""
+        if self._tree_now() != self._tree:
+            self._walk()
+        buffers = [d[n] for d, n in self._buffer_slots]
+        if _NONE_ID in map(id, buffers):     # a buffer set to None: named_buffers skips it
+            self._walk()
+            buffers = [d[n] for d, n in self._buffer_slots]
+        return buffers
 
     # -- the eager step, for what the program does not cover -------------------------
     def _fallback(self, why: str) -> None:
@@ -237,21 +322,22 @@ class CompiledStep:
             plan.append((_hyper(self.kind, g), members, present))
             lr = g["lr"]
             lrs.append(torch.tensor(float(lr), dtype=torch.float64))
-        key = (tuple((h, len(m), s) for h, m, s in plan), self.model.training,
-               tuple(_sig(a) for a in args), kw_names, tuple(_sig(v) for v in kw_vals),
-               tuple(_sig(p) for p in self.params), torch.is_grad_enabled())
+        buffers = self._buffers()
+        batch, leaves = _batch(args, kw_vals)
+        # every module's training flag (a submodule in eval mode traces otherwise), not only the root's
+        key = (tuple((h, len(m), s) for h, m, s in plan), tuple(map(_TRAINING, self._modules)), batch, kw_names,
+               _metas(self.params), self._structure, _metas(buffers), torch.is_grad_enabled())
         prog = self.programs.get(key)
         new = prog is None
         if new:
             prog = self.programs[key] = _StepProgram(self, plan, len(args), kw_names)
-        params = [p.detach() for p in self.params]
-        buffers = [b for _, b in self.model.named_buffers()]
+        params = list(map(torch.Tensor.detach, self.params))
         if self.set_grads:
             for p in self.params:
                 p.grad = None
         try:
             with torch.no_grad():
-                out = prog(params, buffers, states, lrs, list(args), kw_vals)
+                out = prog(params, buffers, states, lrs, list(args), kw_vals, leaves)
         except Exception as e:  # noqa: BLE001 - a step that cannot be traced runs eagerly
             # The first call traces and compiles before it runs anything, so nothing was
             # updated yet: the eager step takes over from the same state.
