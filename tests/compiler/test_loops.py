@@ -431,3 +431,16 @@ def test_verify_loops_rejects_a_masked_load_outside_its_condition_variables():
     bad = _broken(program, lambda x: replace(x, other=None) if isinstance(x, L.Load) and x.cond else x)
     with pytest.raises(VerifyError, match="has no value for where it reads nothing"):
         verify_loops(bad)
+
+
+@pytest.mark.parametrize("target", ["cpp", "triton"])
+def test_a_stored_member_is_reused_by_the_members_after_it(target):
+    """A member stored by a kernel is computed once there: the members after it read its value."""
+    def graph() -> Graph:
+        g = Graph()
+        x = g.input((4, 8), F32, (8, 1), name="x")
+        e = g.pointwise("exp", [x], F32)
+        g.output([e, g.pointwise("add", [e, g.const(1.0, (4, 8), F32)], F32)])
+        return g
+    text = _lower(graph, target).format()
+    assert text.count("exp(") == 1, text

@@ -132,7 +132,7 @@ def _pointwise(w: Walker, cores: int) -> LoopKernel:
     for mbr in k.members:
         v = w.expr(mbr, ident, lines, cache, top=True)
         lines.append(w.store(mbr, v, ident))
-        cache[(mbr, ident)] = v
+        w.remember(cache, mbr, ident, v)
     outer_dims, _ = _dims(k)
     og = w.merge(outer_dims)
     var_of: dict = {}

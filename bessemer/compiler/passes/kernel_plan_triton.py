@@ -174,7 +174,7 @@ class _Lowering:
         for mbr in k.members:
             v = w.expr(mbr, ident, lines, cache, top=True)
             lines.append(w.store(mbr, v, ident, "x"))
-            cache[(mbr, ident)] = v
+            w.remember(cache, mbr, ident, v)
         groups = w.merge(dims)
         numel = math.prod(k.shape) if k.shape else 1
         it = self.index_type()

@@ -142,6 +142,10 @@ class Walker:
         cache[key] = r
         return r
 
+    def remember(self, cache: dict, n: Node, m: IndexMap, value) -> None:
+        """Later reads of n at map m (outside any pad's condition) take `value`."""
+        cache[(n, m, ())] = value
+
     def _inner_dims(self) -> list:
         return [d for d in self.k.red if self.k.shape[d] != 1]
 
