@@ -14,8 +14,8 @@ recompiles, and bessemer's compiled graphs. With --callgrind (under valgrind's c
 instrumentation off at the start) only the measured steps are instrumented, so the
 instruction count callgrind reports is theirs alone. Run it with OMP_NUM_THREADS=1: callgrind
 counts every thread, and OpenMP workers spinning while they wait make the count swing with
-timing (a tiny GPT-2's step read 13M instructions in one run and 68M in the next; 10M, to
-within 0.1%, on one thread).
+timing (a tiny GPT-2's step read 13M instructions in one run and 68M in another; 10M on
+one thread).
 """
 from __future__ import annotations
 
