@@ -21,7 +21,7 @@ from bessemer.compiler.ir import loops as L
 from bessemer.compiler.ir.ops import OPS, reduce_spelling, spelling
 from bessemer.compiler.ir.schedule import Schedule
 from bessemer.compiler.ir.symbolic import Dim
-from bessemer.compiler.codegen.kernel import CodegenError, KernelSource
+from bessemer.compiler.codegen.kernel import CodegenError, KernelSource, range_condition
 
 
 _STORAGE = {
@@ -181,28 +181,8 @@ def render_reduce(op: str, dt: torch.dtype, part: str, **fields) -> str:
 # ------------------------------------------------------------------------------
 # the printer
 # ------------------------------------------------------------------------------
-class _Typed:
-    """What render_op reads of a node: its dtype."""
-    def __init__(self, dtype: torch.dtype):
-        self.dtype = dtype
-
-
-_INDEX, _BOOL = _Typed(torch.int64), _Typed(torch.bool)
-
-
 def cond(c: tuple) -> str:
-    """A conjunction of Ranges (lo <= index < hi) by the op table's comparisons."""
-    parts = []
-    for r in c:
-        i = r.index.format()
-        if r.lo is not None:
-            parts.append(render_op("le", [str(r.lo), i], _INDEX, [torch.int64, torch.int64]))
-        if r.hi is not None:
-            parts.append(render_op("lt", [i, str(r.hi)], _INDEX, [torch.int64, torch.int64]))
-    out = parts[0]
-    for p in parts[1:]:
-        out = render_op("logical_and", [out, p], _BOOL, [torch.bool, torch.bool])
-    return out
+    return range_condition(c, render_op)
 
 
 def _load(e: L.Load) -> str:

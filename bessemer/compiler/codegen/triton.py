@@ -25,7 +25,7 @@ from bessemer.compiler.ir import loops as L
 from bessemer.compiler.ir.ops import OPS, reduce_spelling, spelling
 from bessemer.compiler.ir.schedule import Schedule
 from bessemer.compiler.ir.symbolic import Dim
-from bessemer.compiler.codegen.kernel import CodegenError, KernelSource
+from bessemer.compiler.codegen.kernel import CodegenError, KernelSource, and_of, range_condition
 
 TL_DTYPE = {
     torch.float32: "tl.float32", torch.float64: "tl.float64", torch.bfloat16: "tl.bfloat16",
@@ -190,32 +190,12 @@ def is_literal(e) -> bool:
     return isinstance(e, L.Const) and not isinstance(e.value, Dim)
 
 
-class _Typed:
-    """What render_op reads of a node: its dtype."""
-    def __init__(self, dtype: torch.dtype):
-        self.dtype = dtype
-
-
-_INDEX, _BOOL = _Typed(torch.int64), _Typed(torch.bool)
-
-
 def _and(a: str, b: str) -> str:
-    return render_op("logical_and", [a, b], _BOOL, [torch.bool, torch.bool])
+    return and_of(render_op, a, b)
 
 
 def cond(c: tuple) -> str:
-    """A conjunction of Ranges (lo <= index < hi) by the op table's comparisons."""
-    parts = []
-    for r in c:
-        i = r.index.format()
-        if r.lo is not None:
-            parts.append(render_op("le", [str(r.lo), i], _INDEX, [torch.int64, torch.int64]))
-        if r.hi is not None:
-            parts.append(render_op("lt", [i, str(r.hi)], _INDEX, [torch.int64, torch.int64]))
-    out = parts[0]
-    for p in parts[1:]:
-        out = _and(out, p)
-    return out
+    return range_condition(c, render_op)
 
 
 def _load(e: L.Load) -> str:
