@@ -17,7 +17,7 @@ venv: $(STAMP)
 # three workers on two cores: many tests spend their time waiting on the processes they start
 # (training jobs, Ray workers, a second compiler process), so a third worker fills the idle core
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 3 tests
+	$(BIN)/python -m pytest -q -n 3 --durations=25 tests
 
 # every case of the long tables (all OpInfo ops on both backends; a fixed spread in `test`) and
 # the tests marked `full` (longer variants of cases `test` covers)
