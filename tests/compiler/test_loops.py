@@ -97,6 +97,20 @@ def padded() -> Graph:
     return g
 
 
+def scaled_update() -> Graph:
+    """An optimizer-like update: every element scaled by 1 - 0.9 ** step, the step a 0-d input.
+    C++ computes the scale once, before the loop (gcc would evaluate the pow per element);
+    Triton computes it per program, on scalars."""
+    g = Graph()
+    x = g.input((4, 8), F32, (8, 1), name="x")
+    step = g.input((), F32, (), name="step")
+    f64 = torch.float64
+    power = g.pointwise("pow", [g.const(0.9, (), f64), g.cast(step, f64)], f64)
+    scale = g.cast(g.pointwise("sub", [g.const(1.0, (), f64), power], f64), F32)
+    g.output([g.pointwise("mul", [x, broadcast(g, scale, (4, 8))], F32)])
+    return g
+
+
 def _lower(graph_fn, target: str) -> L.LoopProgram:
     sched = fuse(fold_views(graph_fn()))
     program = lower_kernels(sched, target, cores=2) if target == "cpp" else lower_kernels(sched, target)
@@ -339,11 +353,37 @@ GOLDEN = {
           let t5: f32 = add(t3, t4):f32
           store b1[xs mask x]:f32 = t5
         """),
+    ("scaled_update", "cpp"): _text("""
+        kernel k0(b0=x:f32, b1=step:f32, b2=p7:f32 w)
+          pointwise, 260 bytes, cpp flat [o0<32] parallel=False
+          let t1: f32 = b1[0]:f32
+          let t2: f64 = cast(t1):f64
+          let t3: f64 = pow(0.9:f64, t2):f64
+          let t4: f64 = sub(1.0:f64, t3):f64
+          let t5: f32 = cast(t4):f32
+          for o0 in 0..32 [simd]:
+            let t6: f32 = mul(b0[o0]:f32, t5):f32
+            store b2[o0]:f32 = t6
+        """),
+    ("scaled_update", "triton"): _text("""
+        kernel k0(b0=x:f32, b1=step:f32, b2=p7:f32 w)
+          pointwise, 260 bytes, triton pointwise numel=32 rows=32 rlen=1 tl.int32
+          xs = block of XBLOCK < 32 (tl.int32)
+          x0 = xs
+          let t1: f32 = b0[xs mask x]:f32
+          let t2: f32 = b1[0]:f32
+          let t3: f64 = cast(t2):f64
+          let t4: f64 = pow(0.9:f64, t3):f64
+          let t5: f64 = sub(1.0:f64, t4):f64
+          let t6: f32 = cast(t5):f32
+          let t7: f32 = mul(t1, t6):f32
+          store b2[xs mask x]:f32 = t7
+        """),
 }
 CASES = [(name, fn, target) for name, fn in (("softmax", softmax), ("bias_add", bias_add),
                                              ("bias_grad", bias_grad), ("column_mean_bf16", column_mean_bf16),
                                              ("bf16_stores", bf16_stores), ("transpose_neg", transpose_neg),
-                                             ("padded", padded))
+                                             ("padded", padded), ("scaled_update", scaled_update))
          for target in ("cpp", "triton")]
 
 

@@ -61,6 +61,9 @@ class Walker:
         self.acc: dict[Node, object] = {}
         self.row_vals: dict[Node, object] = {}   # per-row members already computed in this row
         self.hoist: Optional[tuple[list, dict]] = None   # where row-invariant values go
+        # the dims a hoisted value must not vary along: a reduction kernel's reduced dims (values
+        # computed once per row); every dim of a pointwise kernel that hoists (once per call)
+        self.hoist_dims: Optional[list] = None
         self.inv_cache: dict = {}
         # temporaries holding a value of a bf16 / fp16 dtype exactly (rounded to it, or loaded):
         # name -> that dtype. A store of one into a buffer of that dtype needs no rounding.
@@ -147,7 +150,8 @@ class Walker:
         cache[(n, m, ())] = value
 
     def _inner_dims(self) -> list:
-        return [d for d in self.k.red if self.k.shape[d] != 1]
+        dims = self.k.red if self.hoist_dims is None else self.hoist_dims
+        return [d for d in dims if self.k.shape[d] != 1]
 
     def _guard_invariant(self) -> bool:
         """Does the current guard stay the same along the reduced dims?"""
@@ -189,7 +193,7 @@ class Walker:
         key = (n, m)
         if key in self.inv_cache:
             return self.inv_cache[key]
-        inner = [d for d in self.k.red if self.k.shape[d] != 1]
+        inner = self._inner_dims()
 
         def free_of_inner(coefs_rows) -> bool:
             return all(row[k] == 0 for row in coefs_rows for k in inner)
