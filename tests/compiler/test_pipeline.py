@@ -80,6 +80,16 @@ def test_cse_and_simplify(tmp_path):
     assert cpp.count("expf(") == 1 and "* ((float)1.0)" not in cpp
 
 
+
+def test_lerp_by_a_constant_weight_selects_no_branch_at_run_time(tmp_path):
+    """lerp's decomposition picks its formula by `|weight| < 0.5`; with a constant weight that
+    condition is a broadcast constant, and the generated kernel holds no select."""
+    f, be = _compile_fn(lambda a, b: torch.lerp(a, b, 0.1) * 2, tmp_path)
+    a, b = torch.randn(64), torch.randn(64)
+    torch.testing.assert_close(f(a, b), torch.lerp(a, b, 0.1) * 2)
+    kernels = be.compiled[0].source.split("void k0", 1)[1]
+    assert " ? " not in kernels and "where" not in kernels
+
 def test_debug_dir_has_every_pass(tmp_path):
     dbg = tmp_path / "dbg"
     f, be = _compile_fn(lambda x: torch.relu(x) @ x.t(), tmp_path, debug_dir=str(dbg))

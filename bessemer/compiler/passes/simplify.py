@@ -97,6 +97,14 @@ def _const_value(n: Node):
     return n.attrs["value"] if n.kind == Kind.CONST else None
 
 
+def _base_const(n: Node):
+    """The value of a constant seen through views (a broadcast condition: lerp's `|weight| < 0.5`
+    with a constant weight), else None."""
+    while n.kind == Kind.VIEW:
+        n = n.args[0]
+    return _const_value(n)
+
+
 def _is_const(n: Node, v) -> bool:
     c = _const_value(n)
     return c is not None and not isinstance(c, bool) and c == v and not (
@@ -165,9 +173,9 @@ RULES: list[tuple[str, str, Callable[[Graph, Node], Optional[Node]]]] = [
      _is_const(n.args[1], 0.5) and n.dtype.is_floating_point else None),
     ("neg-neg", "-(-x) -> x", lambda g, n: n.args[0].args[0] if n.op == "neg" and n.args[0].kind == Kind.POINTWISE
      and n.args[0].op == "neg" else None),
-    ("where-const", "where(True, a, b) -> a", lambda g, n: (_same(n, n.args[1]) if n.args[0].attrs["value"] else
+    ("where-const", "where(True, a, b) -> a", lambda g, n: (_same(n, n.args[1]) if _base_const(n.args[0]) else
                                                           _same(n, n.args[2]))
-     if n.op == "where" and n.args[0].kind == Kind.CONST else None),
+     if n.op == "where" and _base_const(n.args[0]) is not None else None),
     ("where-same", "where(c, a, a) -> a", lambda g, n: _same(n, n.args[1]) if n.op == "where" and
      n.args[1] is n.args[2] else None),
 ]
