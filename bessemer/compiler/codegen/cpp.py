@@ -186,7 +186,7 @@ def cond(c: tuple) -> str:
 
 
 def _load(e: L.Load) -> str:
-    ref = f"b{e.param}[{e.index.format()}]"
+    ref = f"b{e.param}[{e.index.format()}{_indirect(e.indirect)}]"
     if e.dtype == torch.bfloat16:
         ref = f"bf16_load({ref})"
     elif e.dtype == torch.float16:
@@ -197,6 +197,11 @@ def _load(e: L.Load) -> str:
         return render_op("where", [cond(e.cond), ref, literal(e.other, e.dtype)], e,
                          [torch.bool, e.dtype, e.dtype])
     return ref
+
+
+def _indirect(i) -> str:
+    """A gathered load's address term: the index value (in range, as lowering proved) times the stride."""
+    return "" if i is None else f" + (int64_t)({expr(i.value)}) * {i.stride}"
 
 
 def _acc(e: L.AccRef) -> str:

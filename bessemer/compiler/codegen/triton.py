@@ -201,11 +201,20 @@ def cond(c: tuple) -> str:
 def _load(e: L.Load) -> str:
     if e.cond:   # a masked load: the block's mask and the condition, `other` where either fails
         mask = cond(e.cond) if not e.mask else _and(_MASK[e.mask], cond(e.cond))
-        v = f"tl.load(b{e.param} + {e.index.format()}{_ZERO[e.fill]}, {mask}, other={literal(e.other, e.dtype)})"
+        v = f"tl.load(b{e.param} + {e.index.format()}{_ZERO[e.fill]}{_indirect(e.indirect)}, {mask}, " \
+            f"other={literal(e.other, e.dtype)})"
+    elif e.indirect is not None:   # a gathered load: the pointer takes the mask's shape
+        mask = "" if not e.mask else f", {_MASK[e.mask]}, other=0"
+        v = f"tl.load(b{e.param} + {e.index.format()}{_ZERO[e.fill]}{_indirect(e.indirect)}{mask})"
     else:
         mask = "" if not e.mask else f", {_MASK[e.mask]}, other=0"
         v = f"tl.load(b{e.param} + {e.index.format()}{mask})"
     return f"{v}.to(tl.float32)" if e.dtype in _LOW else v
+
+
+def _indirect(i) -> str:
+    """A gathered load's address term: the index value (in range, as lowering proved) times the stride."""
+    return "" if i is None else f" + ({expr(i.value)}) * {i.stride}"
 
 
 def _iota(e: L.Iota) -> str:

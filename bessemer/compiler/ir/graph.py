@@ -14,6 +14,10 @@ Every node produces one tensor with a shape and a dtype. Its kind is a `Kind`
   pad        args[0] read at index - lo where lo <= index < lo + size in every dim,
              `fill` elsewhere (constant padding); elementwise, its argument
              smaller than itself
+  gather     args[0] read at index i with dim `dim` replaced by args[1][i] (torch.gather;
+             args[1] an int64 tensor of the node's shape whose values are known to lie
+             in [0, args[0].shape[dim])); args[0] must be memory, args[1] is computed
+             in the kernel that reads the gather
   reduce     op over `dims` of args[0] (sum, max, min, prod, any)
   extern     an ATen call that is not lowered (matmul, convolution, RNG, ...)
   getitem    output `index` of a multi-output extern
@@ -49,6 +53,7 @@ class Kind(enum.StrEnum):
     IOTA = "iota"
     POINTWISE = "pointwise"
     PAD = "pad"
+    GATHER = "gather"
     VIEW = "view"
     REINTERPRET = "reinterpret"
     REDUCE = "reduce"
@@ -66,7 +71,7 @@ class Group:
     # a value computed from the index alone
     GENERATED = frozenset({Kind.CONST, Kind.IOTA})
     # computed element by element inside a kernel
-    ELEMENTWISE = frozenset({Kind.CONST, Kind.IOTA, Kind.POINTWISE, Kind.PAD})
+    ELEMENTWISE = frozenset({Kind.CONST, Kind.IOTA, Kind.POINTWISE, Kind.PAD, Kind.GATHER})
     REDUCTIONS = frozenset({Kind.REDUCE})
     # what a kernel computes (the rest is memory, views of it, or the output)
     COMPUTED = ELEMENTWISE | REDUCTIONS
@@ -133,6 +138,19 @@ class Node:
         assert self.kind == Kind.PAD, self
         R = len(self.shape)
         return IndexMap(IndexMap.identity(R).coef, tuple(-lo for lo in self.pad_lo), R)
+
+    @property
+    def gather_dim(self) -> int:
+        """gather: the dim of args[0] its index replaces."""
+        assert self.kind == Kind.GATHER, self
+        return self.attrs["dim"]
+
+    def gather_map(self) -> "IndexMap":
+        """gather: the map from its index to args[0]'s, the gathered dim left 0 (its place
+        is the index's value, known only in the kernel)."""
+        assert self.kind == Kind.GATHER, self
+        R, d = len(self.shape), self.gather_dim
+        return IndexMap(tuple(tuple(int(i == k and i != d) for k in range(R)) for i in range(R)), (0,) * R, R)
 
     @property
     def view_strides(self) -> tuple:
@@ -229,6 +247,10 @@ class Graph:
         return self.add(Node(Kind.PAD, [x], shape, x.dtype, {"lo": tuple(int(a) for a in lo),
                                                              "fill": _py(fill, x.dtype)}))
 
+    def gather(self, x: Node, dim: int, index: Node) -> Node:
+        """x gathered along dim by index (int64, values in [0, x.shape[dim]), as the caller proved)."""
+        return self.add(Node(Kind.GATHER, [x, index], tuple(index.shape), x.dtype, {"dim": int(dim)}))
+
     def view(self, x: Node, shape: Shape, imap: "IndexMap", what: str) -> Node:
         return self.add(Node(Kind.VIEW, [x], tuple(shape), x.dtype, {"map": imap, "what": what}))
 
@@ -297,7 +319,8 @@ class Graph:
         return "\n".join(lines) + "\n"
 
 
-_PREFIX = {Kind.INPUT: "in", Kind.CONST: "c", Kind.IOTA: "iota", Kind.POINTWISE: "p", Kind.PAD: "pad", Kind.VIEW: "v",
+_PREFIX = {Kind.INPUT: "in", Kind.CONST: "c", Kind.IOTA: "iota", Kind.POINTWISE: "p", Kind.PAD: "pad",
+           Kind.GATHER: "gt", Kind.VIEW: "v",
            Kind.REINTERPRET: "rv", Kind.REDUCE: "r", Kind.EXTERN: "ext", Kind.GETITEM: "g", Kind.OUTPUT: "out"}
 
 
@@ -316,6 +339,7 @@ _FORMAT: dict[Kind, Callable[[Node, str], str]] = {
     Kind.IOTA: lambda n, args: f"iota(dim={n.iota_dim}, start={n.iota_start}, step={n.iota_step})",
     Kind.POINTWISE: lambda n, args: f"{n.op}({args})",
     Kind.PAD: lambda n, args: f"pad({args}, lo={list(n.pad_lo)}, fill={n.pad_fill!r})",
+    Kind.GATHER: lambda n, args: f"gather({args}, dim={n.gather_dim})",
     Kind.VIEW: lambda n, args: f"view.{n.attrs['what']}({args}) {n.index_map}",
     Kind.REINTERPRET: lambda n, args: f"reinterpret.{n.attrs['what']}({args}) strides={list(n.view_strides)} "
                                       f"offset={n.view_offset}",

@@ -77,13 +77,28 @@ def format_cond(cond: tuple) -> str:
     return " && ".join(r.format() for r in cond)
 
 
+@dataclass(frozen=True)
+class Indirect:
+    """The data-dependent term of a gathered load's address: `value` (an int64 expression
+    computed in the kernel, known to lie in [0, size) of the gathered dim) times `stride`,
+    the gathered dim's stride. `index` is the affine form of the gathered element's own
+    position (the dims `value` may vary along: Triton's mask and pointer shape)."""
+    value: Any
+    stride: Size
+    index: Any
+
+    def format(self) -> str:
+        return f"{self.stride}*@{self.value.format()}"
+
+
 # -- value expressions -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Load:
     """Element `index` of buffer parameter `param`, read as `dtype`. Triton: `mask` names
     the tile dims ("x", "r", "xr", "") whose bounds guard the read. `cond`: Ranges that
     must all hold for the element to be read (a padded read); where one does not, the
-    value is `other` and nothing is read."""
+    value is `other` and nothing is read. `indirect`: a gathered read, its address
+    `index` + the Indirect's value times its stride."""
     param: int
     index: Any
     dtype: torch.dtype
@@ -91,12 +106,14 @@ class Load:
     cond: tuple = ()
     other: Any = None
     fill: str = ""     # Triton: as Store's, the tile dims of the mask the address lacks
+    indirect: Optional[Indirect] = None
 
     def format(self) -> str:
         m = f" mask {self.mask}" if self.mask else ""
         m += f" fill {self.fill}" if self.fill else ""
         c = f" if {format_cond(self.cond)} else {self.other!r}" if self.cond else ""
-        return f"b{self.param}[{_ix(self.index)}{m}{c}]:{_dt(self.dtype)}"
+        g = f" + {self.indirect.format()}" if self.indirect is not None else ""
+        return f"b{self.param}[{_ix(self.index)}{g}{m}{c}]:{_dt(self.dtype)}"
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from bessemer.compiler.ir.symbolic import Dim
 from bessemer.compiler.ir.graph import Graph, Group, IndexMap, Kind, Node
 from bessemer.compiler.ir.ops import OPS, REDUCE_OPS
 from bessemer.compiler.ir.schedule import Kernel, Schedule, Role, kept_shape, member_role, outer_map
+from bessemer.compiler.ir.views import layout_of
 
 _SIZE = (int, Dim)
 _SCALAR = (bool, int, float, Dim)
@@ -26,6 +27,7 @@ ATTRS: dict[Kind, dict[str, tuple]] = {
     Kind.IOTA: {"dim": (int,), "start": _SCALAR, "step": _SCALAR},
     Kind.POINTWISE: {"op": (str,)},
     Kind.PAD: {"lo": (tuple,), "fill": _SCALAR},
+    Kind.GATHER: {"dim": (int,)},
     Kind.VIEW: {"map": (IndexMap,), "what": (str,)},
     Kind.REINTERPRET: {"strides": (tuple,), "offset": _SIZE, "what": (str,)},
     Kind.REDUCE: {"op": (str,), "dims": (tuple,), "keepdim": (bool,)},
@@ -107,6 +109,17 @@ def _check_node(n: Node, where: str) -> None:
         for d, (a, s, t) in enumerate(zip(lo, x.shape, n.shape)):
             if not isinstance(a, int) or a < 0 or t - s - a < 0:
                 _fail(where, n, f"dim {d}: {s} padded by {a} before cannot be {t} long")
+    elif k == Kind.GATHER:
+        if len(n.args) != 2:
+            _fail(where, n, f"a gather takes a source and an index, has {len(n.args)} arguments")
+        x, idx = n.args
+        R = len(n.shape)
+        if not 0 <= n.gather_dim < R or len(x.shape) != R or idx.shape != n.shape:
+            _fail(where, n, f"gathers {x.shape} along {n.gather_dim} by {idx.shape} into {n.shape}")
+        if idx.dtype != torch.int64 or x.dtype != n.dtype:
+            _fail(where, n, f"gathers {x.dtype} by {idx.dtype} into {n.dtype}")
+        if any(not _fits(s, t) for e, (s, t) in enumerate(zip(n.shape, x.shape)) if e != n.gather_dim):
+            _fail(where, n, f"index shape {n.shape} exceeds the source's {x.shape} outside dim {n.gather_dim}")
     elif k == Kind.IOTA:
         if not 0 <= n.iota_dim < max(len(n.shape), 1):
             _fail(where, n, f"iota dim {n.iota_dim} out of range")
@@ -190,14 +203,27 @@ def _check_kernel(s: Schedule, k: Kernel, i: int, computed: set, where: str) -> 
             _check_reads(s, a, k, computed, where, m)
 
 
+def _fits(s, t) -> bool:
+    """Is size s at most size t (symbolic sizes: only when they are the same)?"""
+    return s == t or (isinstance(s, int) and isinstance(t, int) and s <= t)
+
+
 def _check_reads(s: Schedule, n: Node, k: Kernel, computed: set, where: str, user: Node) -> None:
-    """What a member reads through inlined values is computed before, or in, its kernel."""
+    """What a member reads through inlined values is computed before, or in, its kernel; a
+    gather's source (read at addresses the kernel computes) is memory computed before it."""
     stack, seen = [n], set()
     while stack:
         x = stack.pop()
         if x in seen:
             continue
         seen.add(x)
+        if x.kind == Kind.GATHER:
+            src = x.args[0]
+            lay = layout_of(src, s.realized)
+            if lay is None or lay[0] in k.members or (lay[0] not in computed and lay[0].kind != Kind.INPUT):
+                _fail(where, user, f"gathers from {src!r}, which is not memory computed before {k.name}")
+            stack.append(x.args[1])
+            continue
         if x.kind in Group.BUFFERS or x in s.realized or x.kind == Kind.REDUCE:
             if x not in computed and x not in k.members:
                 _fail(where, user, f"reads {x!r} before any step computes it")
@@ -223,7 +249,7 @@ def verify_loops(program, where: str = "lower_kernels") -> None:
     used; every load reads a parameter and every store writes one the kernel writes; an
     index names each variable once, as an index variable (not a value); a masked load or
     a select has a condition of bounded Ranges over bound variables and a value for where
-    it fails."""
+    it fails; a gathered load's index value is an int64 expression."""
     for lk in program.kernels:
         _LoopCheck(lk, where).run()
 
@@ -319,6 +345,14 @@ class _LoopCheck:
                 if x.cond and x.other is None:
                     self.fail(f"masked load {x.format()} has no value for where it reads nothing")
                 self.ranges(x.cond, vars_, vals)
+                if x.indirect is not None:
+                    i = x.indirect
+                    if not isinstance(i, L.Indirect) or not (isinstance(i.value, L.Temp) or
+                                                            getattr(i.value, "dtype", None) == torch.int64):
+                        self.fail(f"gathered load {x.format()}: its index value is not an int64 expression")
+                    if isinstance(i.stride, int) and i.stride == 0:
+                        self.fail(f"gathered load {x.format()}: a gathered dim of stride 0")
+                    self.index(i.index, vars_, vals)
             elif isinstance(x, L.Select):
                 if not x.cond or not isinstance(x.other, L.Const):
                     self.fail(f"{x.format()}: a select needs a condition and a constant")

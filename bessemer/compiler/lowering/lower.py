@@ -35,7 +35,8 @@ UPSAMPLE_OPS = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d"
 PADDING_BACKWARDS = tuple(f"{kind}_pad{d}d_backward" for kind in ("reflection", "replication") for d in (1, 2, 3))
 
 # Ops that run in ATen on purpose. (constant_pad_nd is lowered, rules.py, but for symbolic
-# pad widths and empty results, which stay ATen calls without a warning.)
+# pad widths and empty results, which stay ATen calls without a warning; gather is lowered
+# where its index is provably in range, and stays an ATen call, which checks it, elsewhere.)
 EXTERN_BY_DESIGN = {
     "mm", "bmm", "addmm", "baddbmm", "convolution", "convolution_backward", "embedding",
     "embedding_dense_backward", "_scaled_dot_product_flash_attention_for_cpu",

@@ -16,6 +16,7 @@ import torch
 from bessemer.compiler.ir import symbolic as symbolic_mod
 from bessemer.compiler.ir.graph import Graph, Kind, Node
 from bessemer.compiler.ir.ops import returns_bool
+from bessemer.compiler.ir.ranges import within
 from bessemer.compiler.ir.views import Unsupported, broadcast, contiguous_strides, permute, reshape, select, slice_
 
 aten = torch.ops.aten
@@ -263,6 +264,26 @@ def _scatter(lower, node, x, dim, index, value):
     else:
         v = g.const(value, x.shape, out)
     return g.pointwise("where", [hit, v, g.cast(x, out)], out)
+
+
+@lowers(aten.gather.default)
+def _gather(lower, node, x, dim, index, sparse_grad=False):
+    """A gather whose index is provably in range (ir/ranges.py: DeBERTa's clamped relative
+    positions) is a gather node: the source read at an address the kernel computes. Any
+    other runs in ATen, which checks every index (a kernel does not)."""
+    g = lower.g
+    if sparse_grad or not is_node(x) or not is_node(index) or index.dtype != torch.int64:
+        raise Unsupported("gather: arguments")
+    rank = len(x.shape)
+    if rank == 0 or len(index.shape) != rank or any(s == 0 for s in index.shape):
+        raise Unsupported("gather: a 0-d or empty tensor")
+    dim %= rank
+    if any(not (s == t or (isinstance(s, int) and isinstance(t, int) and s <= t))
+           for e, (s, t) in enumerate(zip(index.shape, x.shape)) if e != dim):
+        raise Unsupported("gather: an index larger than its source")
+    if not within(index, x.shape[dim]):
+        raise Unsupported("gather: an index not known to be in range")
+    return g.gather(x, dim, index)
 
 
 @lowers(aten.clamp.default, aten.clamp.Tensor)

@@ -51,7 +51,7 @@ class Fuser:
 
     def needs_tensor(self, n: Node) -> None:
         """n is handed to ATen or returned: it must be memory (possibly a view)."""
-        if n.kind in Group.GENERATED or n.kind in (Kind.POINTWISE, Kind.PAD, Kind.REDUCE):
+        if n.kind in Group.GENERATED or n.kind in (Kind.POINTWISE, Kind.PAD, Kind.GATHER, Kind.REDUCE):
             self.realized.add(n)
             return
         if n.kind == Kind.VIEW and layout_of(n) is None:
@@ -83,6 +83,8 @@ class Fuser:
             c = 1
         elif n.kind == Kind.PAD:
             c = 1 + self.cost(n.args[0])   # a bounds test; its argument computed inside only
+        elif n.kind == Kind.GATHER:
+            c = 1 + self.cost(n.args[1])   # a load from memory at the index computed inside
         else:
             c = (TRANSCENDENTAL_COST if is_transcendental(n.op) else 1) + sum(self.cost(a) for a in n.args)
         self.cost_cache[n] = c
@@ -101,9 +103,13 @@ class Fuser:
                 base = n.args[0]
                 if base.kind not in Group.BUFFERS:
                     self.realized.add(base)
+            elif n.kind == Kind.GATHER:
+                # read at addresses the kernel computes: the source is memory (its index is
+                # a value like any other, computed in the reading kernel)
+                self.needs_tensor(n.args[0])
         # multi-use values: recompute cheap ones, store expensive ones
         for n in g.nodes:
-            if n.kind not in (Kind.POINTWISE, Kind.PAD) or n in self.realized:
+            if n.kind not in (Kind.POINTWISE, Kind.PAD, Kind.GATHER) or n in self.realized:
                 continue
             n_users = len(self._value_users(n))
             if n_users >= 2 and self.cost(n) > REALIZE_COST:
@@ -148,6 +154,12 @@ class Fuser:
                 return
             if n.kind == Kind.PAD:
                 walk(n.args[0], m.compose(n.pad_map()), False)
+                return
+            if n.kind == Kind.GATHER:
+                # the source's memory at any element: never aligned (computed by an earlier kernel)
+                lay = layout_of(n.args[0], self.realized)
+                out.append((lay[0] if lay is not None else n.args[0], None))
+                walk(n.args[1], m, False)
                 return
             for a in n.args:
                 walk(a, m, False)

@@ -21,9 +21,9 @@ from dataclasses import replace
 import torch
 
 from bessemer.compiler.ir.graph import IndexMap
-from bessemer.compiler.ir.loops import (AccDecl, AccRef, ChunkIndex, Combine, Const, Fold, Index, IndexVars, Iota,
-                                        Load, Loop, LoopKernel, Range, RBase, RowTile, Store, TritonPlan, WorkspaceLoad,
-                                        WorkspaceStore, XTile)
+from bessemer.compiler.ir.loops import (AccDecl, AccRef, ChunkIndex, Combine, Const, Fold, Index, Indirect,
+                                        IndexVars, Iota, Load, Loop, LoopKernel, Range, RBase, RowTile, Store, TritonPlan,
+                                        WorkspaceLoad, WorkspaceStore, XTile)
 from bessemer.compiler.ir.ops import REDUCTIONS
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
 from bessemer.compiler.ir.symbolic import Dim, hint
@@ -80,22 +80,25 @@ class _Lowering:
         return Index(tuple(terms.items()), lin.const)
 
     def relabel(self, body, var_of):
-        cond_dims: dict = {}   # a relabelled Range (by id) -> the tile dims its index depends on
+        cond_dims: dict = {}   # a relabelled Range or Indirect (by id) -> the tile dims its index depends on
 
         def fix(x, lin, _conv):
             if isinstance(x, Iota) and not self._dims(lin):
                 return Const(x.start + x.step * lin.const, x.dtype)
             idx = self._index(lin, var_of)
-            if isinstance(x, Range):
+            if isinstance(x, (Range, Indirect)):
                 r = replace(x, index=idx)
                 cond_dims[id(r)] = self._tile_dims(lin)
                 return r
             if isinstance(x, Load):
                 # a load's mask: the tile dims its address depends on (none for one fixed element);
-                # a masked load's also those of its condition, with a zero tile added to the
-                # address for each of them the address lacks (the pointer takes the mask's shape)
+                # a masked load's also those of its condition, a gathered load's those of the
+                # gathered element's position, with a zero tile added to the address for each of
+                # them the address lacks (the pointer takes the mask's shape)
                 used = self._tile_dims(lin)
                 dims = set(used).union(*(cond_dims[id(r)] for r in x.cond))
+                if x.indirect is not None:
+                    dims |= set(cond_dims[id(x.indirect)])
                 mask = "".join(c for c in "xr" if c in dims)
                 return replace(x, index=idx, mask=mask, fill="".join(c for c in mask if c not in used))
             if isinstance(x, Store):

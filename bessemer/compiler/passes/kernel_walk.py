@@ -20,8 +20,8 @@ from typing import Callable, Optional
 import torch
 
 from bessemer.compiler.ir.graph import Group, IndexMap, Kind, Node
-from bessemer.compiler.ir.loops import (CodegenError, Const, Index, Iota, Let, Load, Op, Param, Range, Round, Select,
-                                        Store, Temp, map_tree, walk)
+from bessemer.compiler.ir.loops import (CodegenError, Const, Index, Indirect, Iota, Let, Load, Op, Param, Range, Round,
+                                        Select, Store, Temp, map_tree, walk)
 from bessemer.compiler.ir.ops import OPS
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, member_role, normalize_map, outer_map
 from bessemer.compiler.ir.symbolic import Dim, hint, symbols_in
@@ -83,10 +83,11 @@ class Walker:
             self.params[n] = len(self.params)
         return self.params[n]
 
-    def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype, lines: list):
+    def load(self, base: Node, strides, offset, m: IndexMap, dt: torch.dtype, lines: list,
+             indirect: Optional[Indirect] = None):
         coef, const = m.map_strides(strides, offset)
-        v = Load(self.param(base), self.lin(coef, const), dt)
-        if self.guard and self._guard_reaches(v.index):
+        v = Load(self.param(base), self.lin(coef, const), dt, indirect=indirect)
+        if self.guard and (indirect is not None or self._guard_reaches(v.index)):
             # what a masked load gives where the guard fails is never used (an enclosing pad
             # selects its fill there); a pad reading the load directly sets it to its fill
             v = replace(v, cond=self.guard, other=False if dt == torch.bool else 0)
@@ -217,6 +218,9 @@ class Walker:
         elif n.kind == Kind.PAD:
             padded = [d for d, (s, t) in enumerate(zip(n.args[0].shape, n.shape)) if s != t or n.pad_lo[d]]
             r = free_of_inner([m.coef[d] for d in padded]) and self._invariant(n.args[0], m.compose(n.pad_map()))
+        elif n.kind == Kind.GATHER:
+            # the same element wherever its position is (its index then is too)
+            r = free_of_inner([row for j, row in enumerate(m.coef) if n.shape[j] != 1])
         else:
             r = False
         self.inv_cache[key] = r
@@ -267,6 +271,8 @@ class Walker:
             return Temp(t)
         if n.kind == Kind.PAD:
             return self._pad(n, m, lines, cache)
+        if n.kind == Kind.GATHER:
+            return self._gather(n, m, lines, cache)
         if n.kind == Kind.REDUCE:
             raise CodegenError(f"reduction {n.name} read before it is computed")
         raise CodegenError(f"cannot render {n.kind} {n.name}")
@@ -298,6 +304,21 @@ class Walker:
         if n.dtype in LOW_FLOATS and (isinstance(v, Load) or self.exact_in(v, n.dtype)):
             self._note_exact(t, n.dtype)   # the fill is one of the dtype's values (lowering rounds it)
         return Temp(t)
+
+    def _gather(self, n: Node, m: IndexMap, lines, cache):
+        """A gather: its index computed here, then one load of its source (memory) at the
+        address of the element's other coordinates plus the index times the gathered dim's
+        stride. The index is in range (lowering proved it); under a pad's guard the load is
+        masked as any other."""
+        src, d = n.args[0], n.gather_dim
+        lay = layout_of(src, self.sched.realized)
+        if lay is None:
+            raise CodegenError(f"gather from {src.name}, which is not memory")
+        base, st, off = lay
+        value = self.expr(n.args[1], m, lines, cache)
+        pos, _ = m.map_strides(contiguous_strides(n.shape), 0)
+        where = Indirect(value, _int(st[d]), self.lin(pos, 0))
+        return self.load(base, st, off, m.compose(n.gather_map()), src.dtype, lines, where)
 
     def row_map(self, r: Node) -> IndexMap:
         return outer_map(self.k.shape, self.k.red, r.shape)

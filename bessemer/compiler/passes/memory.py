@@ -253,6 +253,10 @@ def _identity_reads_only(k: Kernel, d: Node, realized) -> bool:
         if x.kind == Kind.PAD:
             walk(x.args[0], None if m is None else m.compose(x.pad_map()), False)
             return
+        if x.kind == Kind.GATHER:
+            walk(x.args[0], None, False)   # any element of the source: not elementwise
+            walk(x.args[1], m, False)
+            return
         for a in x.args:
             walk(a, m, False)
 
