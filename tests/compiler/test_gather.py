@@ -92,20 +92,31 @@ def test_relative_attention_gathers_inside_the_kernels(backend):
     assert _externs(compiler, "aten.gather") == 0
 
 
-def test_the_zoo_deberta_forward_has_no_aten_gather():
-    """The zoo's DeBERTa-v3 at its tiny size: every relative-position gather of its attention
-    is computed in a kernel (the classifier's loss gathers user labels, in ATen)."""
+def test_the_zoo_deberta_trains_a_step_as_eager_without_aten_gathers():
+    """The zoo's DeBERTa-v3 at its tiny size: loss and every parameter's gradient as eager's,
+    and every relative-position gather of its attention computed in a kernel (the
+    classifier's loss gathers user labels: ATen)."""
+    import copy
+
     from bessemer import zoo
     w = zoo.build("deberta-v3-base", "tiny", seed=0)
-    model, batch = w.model, w.make_batch(0)
-    compiled, compiler = _compile(lambda b: w.loss_fn(model, b))
-    loss = compiled(batch)
-    torch.testing.assert_close(loss, w.loss_fn(model, batch), rtol=1e-4, atol=1e-5)
-    texts = [cg.schedule_text for cg in compiler.compiled]
-    assert any("aten.bmm" in t for t in texts), texts
-    # the attention's graph (the one with the batched matmuls) gathers nothing in ATen
-    assert not any("aten.gather" in line for t in texts if "aten.bmm" in t for line in t.splitlines()
-                   if line.startswith("extern")), texts
+    ref, batch = w.model, w.make_batch(0)
+    model = copy.deepcopy(ref)
+    torch._dynamo.reset()
+    bessemer.compile(model, config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
+    loss_c, loss_e = w.loss_fn(model, batch), w.loss_fn(ref, batch)
+    loss_c.backward()
+    loss_e.backward()
+    torch.testing.assert_close(loss_c, loss_e, rtol=1e-4, atol=1e-5)
+    for (name, a), b in zip(ref.named_parameters(), model.parameters()):
+        assert (a.grad is None) == (b.grad is None), name
+        if a.grad is not None:
+            torch.testing.assert_close(b.grad, a.grad, rtol=1e-3, atol=1e-5, msg=name)
+    texts = [cg.schedule_text for cg in model.forward._bessemer_backend.compiled]
+    attention = [t for t in texts if "aten.bmm" in t]
+    assert attention, texts
+    assert not any("aten.gather" in line for t in attention for line in t.splitlines()
+                   if line.startswith("extern")), attention
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
