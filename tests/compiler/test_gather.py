@@ -139,6 +139,24 @@ def test_gathers_along_any_dim_of_views_and_computed_values(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_padded_gather_and_a_gather_of_a_broadcast(backend):
+    """A gather under a pad's condition (its loads masked, the index's and the source's), and a
+    source broadcast along the gathered dim (stride 0: one element whatever the index)."""
+    def f(x, y, i):
+        j = torch.clamp(i, 0, 5)
+        a = torch.nn.functional.pad(torch.gather(x, 1, j) * 2, (1, 2, 0, 1), value=-1.0)
+        b = torch.gather(y[:, None].expand(4, 6), 1, j)
+        return a, b
+    gen = torch.Generator().manual_seed(5)
+    x = torch.randn(4, 6, generator=gen, requires_grad=True)
+    y = torch.randn(4, generator=gen, requires_grad=True)
+    i = torch.randint(-4, 10, (4, 3), generator=gen)
+    compiled, compiler = _compile(f, backend)
+    _check_values_and_grads(f, compiled, (x, y, i))
+    assert compiler.compiled and _externs(compiler, "aten.gather") == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_gathers_of_bf16_and_integer_values_bit_for_bit(backend):
     def f(x, n, i):
         j = torch.clamp(i, 0, 3)
@@ -196,8 +214,10 @@ class PositionScores(torch.nn.Module):
     def forward(self, x):
         S = x.shape[1]
         rel = torch.arange(S, device=x.device)[:, None] - torch.arange(S, device=x.device)[None, :]
-        idx = torch.clamp(rel + self.span, 0, 2 * self.span - 1).expand(x.shape[0], S, S)
-        return torch.softmax(torch.gather(x @ self.pos.t(), -1, idx), -1)
+        idx = torch.clamp(rel + self.span, 0, 2 * self.span - 1)
+        scores = torch.softmax(torch.gather(x @ self.pos.t(), -1, idx.expand(x.shape[0], S, S)), -1)
+        # along dim 0 of a [2 * span, S] source: the gathered dim's stride is the symbolic S
+        return scores, torch.gather(self.pos @ x[0].t(), 0, idx) * 2
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -315,6 +315,9 @@ class Walker:
         if lay is None:
             raise CodegenError(f"gather from {src.name}, which is not memory")
         base, st, off = lay
+        if st[d] == 0:
+            # a broadcast along the gathered dim: every index (in range) reads the same element
+            return self.load(base, st, off, m.compose(n.gather_map()), src.dtype, lines)
         value = self.expr(n.args[1], m, lines, cache)
         pos, _ = m.map_strides(contiguous_strides(n.shape), 0)
         where = Indirect(value, _int(st[d]), self.lin(pos, 0))
