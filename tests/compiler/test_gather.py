@@ -139,6 +139,21 @@ def test_gathers_along_any_dim_of_views_and_computed_values(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_column_sums_of_gathered_values(backend):
+    """A gathered value summed over its rows: C++ splits the rows among threads by blocks of
+    columns, Triton into chunks; the gathered loads take those structures' indices."""
+    def f(x, i):
+        j = torch.clamp(i, 0, 7)
+        return torch.gather(x, 1, j).sum(0), (torch.gather(x * 2, 1, j[:, :3]) + 1).sum(0)
+    gen = torch.Generator().manual_seed(6)
+    x = torch.randn(4096, 8, generator=gen, requires_grad=True)
+    i = torch.randint(-2, 10, (4096, 5), generator=gen)
+    compiled, compiler = _compile(f, backend)
+    _check_values_and_grads(f, compiled, (x, i), atol=1e-4)
+    assert compiler.compiled and _externs(compiler, "aten.gather") == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_padded_gather_and_a_gather_of_a_broadcast(backend):
     """A gather under a pad's condition (its loads masked, the index's and the source's), and a
     source broadcast along the gathered dim (stride 0: one element whatever the index)."""
