@@ -280,6 +280,7 @@ def markdown(results: dict, title: str = "Benchmark results") -> str:
     if notes:
         out += ["", "Errors in the warm-start and memory processes:", ""]
         out += [f"- {r['model']} · {r['mode']} · {p}: {_md_escape(e)}" for r, p, e in notes]
+    out += step_split_section(results)
     out += bandwidth_section(results)
     out += overhead_section(results)
     out += ["", "## What the columns mean", "", *_COLUMN_NOTES, ""]
@@ -301,6 +302,51 @@ def compile_notes(results: dict, bullet: str) -> list[str]:
         out += ["", "ATen ops with no lowering, run as ATen calls inside compiled graphs (not fallbacks):", ""]
         out += [f"{bullet}{r['model']} · {r['mode']}: {', '.join(r['unlowered_ops'])}" for r in unlowered]
     return out
+
+
+def step_split_section(results: dict) -> list[str]:
+    """Where one profiled training step of bessemer's goes, per model (runtime/step_split.py):
+    the matmuls and how close they run to the matmul peak, the other ATen calls, the fused
+    kernels, the programs' own time, the optimizer update and the rest, each as a share of the
+    step; and the MFU the matmuls alone would allow."""
+    rows = [r for r in results["rows"] if r.get("step_split")]
+    if not rows:
+        return []
+    peak = results["meta"].get("matmul_peak", {}).get("flops_per_s")
+    out = ["", "## Where a step's time goes (bessemer)", "",
+           "One extra training step (forward, backward, optimizer update), profiled apart from the timed "
+           "steps: each part in ms and as a share of that step's wall time. *MFU if only the matmuls ran* "
+           "is the model's FLOPs over the matmul-class ATen calls' time and the matmul peak: the ceiling the "
+           "matmuls themselves set. See *What the columns mean* below.", "",
+           "| model | step ms | MFU | MFU if only the matmuls ran | matmuls ms | matmul GFLOP/s (of peak) | "
+           "other ATen ms | top other ATen ops (ms) | fused kernels ms | kernel GB/s (of copy) | "
+           "programs' own ms | optimizer ms | timers ms | rest ms |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        s = r["step_split"]
+        step = s["step_ms"]
+
+        def part(key):
+            return f"{s[key]:.2f} ({s[key] / step:.0%})" if step else f"{s[key]:.2f}"
+
+        mm_s = s["matmul_ms"] / 1e3
+        mm_rate = s["matmul_flops"] / mm_s if mm_s > 0 else None
+        ceiling = r["flops_per_step"] / mm_s / peak if mm_s > 0 and peak and r.get("flops_per_step") else None
+        k_s = s["kernel_ms"] / 1e3
+        k_gbps = s["kernel_bytes"] / k_s / 1e9 if k_s > 0 else None
+        copy = r.get("copy_gbps")
+        top = ", ".join(f"{o['op']} {o['ms']:.2f}" for o in s.get("other_aten_top", [])) or "—"
+        out.append(f"| {r['model']} | {step:.2f} | {_percent(r.get('mfu'))} | {_percent(ceiling)} | "
+                   f"{part('matmul_ms')} | {_f(_div(mm_rate, 1e9), ',.1f')}"
+                   f"{f' ({mm_rate / peak:.0%})' if mm_rate and peak else ''} | {part('other_aten_ms')} | "
+                   f"{_md_escape(top)} | {part('kernel_ms')} | {_f(k_gbps, '.1f')}"
+                   f"{f' ({k_gbps / copy:.0%})' if k_gbps and copy else ''} | {part('own_ms')} | "
+                   f"{part('update_ms')} | {part('timers_ms')} | {part('rest_ms')} |")
+    return out
+
+
+def _div(x: Optional[float], d: float) -> Optional[float]:
+    return None if x is None else x / d
 
 
 def bandwidth_section(results: dict) -> list[str]:
@@ -411,6 +457,23 @@ _COLUMN_NOTES = [
     "(activations, gradients, optimizer state, buffers compiled code allocates and keeps), plus the "
     "parameters, buffers and input batches that existed before; memory outside torch's allocator is "
     "not counted.",
+    "- **Where a step's time goes** (bessemer rows): one more training step after the measured ones "
+    "(and after the parameters were saved for the fidelity columns), with every graph call, fused "
+    "kernel and ATen call timed on its own (the wall clock on a CPU, CUDA events on a GPU) and the "
+    "optimizer update (clipping included) timed as a whole. *step ms*: that step's wall time; each "
+    "part is also given as its share of it. *matmuls*: the matmul-class ATen calls inside graph calls "
+    "(mm, bmm, addmm, baddbmm, convolution and its backward, scaled-dot-product attention and its "
+    "backward, linear); *matmul GFLOP/s*: their FLOPs (from their argument shapes, the same count as "
+    "the MFU column's) over their time, and in brackets that as a share of the matmul peak. *other "
+    "ATen*: the other ATen calls inside graph calls, with the three that took longest. *fused "
+    "kernels*: bessemer's own kernels; *kernel GB/s*: the bytes their buffers read and write over "
+    "their time, and in brackets its share of the copy bandwidth of the bandwidth table. *programs' "
+    "own*: the rest of the time inside graph calls (the generated programs' layout checks, "
+    "allocations, views). *optimizer*: the update. *timers*: what the profile's own timers added "
+    "(calibrated). *rest*: everything else in the step: autograd's engine between graph calls, "
+    "Dynamo's frame entry, Python in the model and the training loop. *MFU if only the matmuls ran*: "
+    "the model's FLOPs divided by the matmuls' time and the matmul peak, the ceiling the matmuls "
+    "set, beside the measured MFU.",
     "- **final loss**: the loss of the last step. **loss Δ**: the largest relative difference from "
     "eager's loss over all steps. **param Δ**: after the last step, the largest |p − p_eager| over all "
     "parameters, relative to the largest |p_eager| (results.json also names the tensor with the largest "

@@ -7,7 +7,9 @@ result. Phases:
   run     count the model's FLOPs, then set the mode up and time the first step
           (compile included, cold when the cache folders are empty), the warm-up
           steps and the measured steps; record every step's loss; save the final
-          parameters for the fidelity comparison.
+          parameters for the fidelity comparison. A bessemer run then profiles
+          apart: kernel bandwidth and graph-call overhead (forward and backward
+          passes), and one more whole step split into its parts (step_split).
   warm    the same set-up and first step in a second process that finds the
           caches the `run` process filled: the warm start.
   memory  peak memory of a training step, recorded from before the first step
@@ -33,7 +35,7 @@ import torch
 
 from .. import zoo
 from ..fsutil import atomic_write_text
-from bessemer.compiler.runtime import profile
+from bessemer.compiler.runtime import profile, step_split
 from . import fallbacks, measure, turns
 
 PHASES = ("run", "warm", "memory")
@@ -153,7 +155,9 @@ def run_phase(job: dict, stage: Stage) -> dict:
 
     whole = None   # the compiled whole step of a WHOLE_STEP_MODES mode, made at its set-up
 
-    def train_step(i: int) -> torch.Tensor:
+    def train_step(i: int, update_region: Callable = contextlib.nullcontext) -> torch.Tensor:
+        """One training step; `update_region` is a context around its optimizer update
+        (clipping included), for the profiled step."""
         nonlocal whole
         if mode in WHOLE_STEP_MODES:
             if whole is None:
@@ -164,9 +168,10 @@ def run_phase(job: dict, stage: Stage) -> dict:
             return whole(batches[i % len(batches)])
         opt.zero_grad(set_to_none=True)
         loss = forward_backward(batches[i % len(batches)])
-        if clip is not None:
-            clip_step()
-        opt_step()
+        with update_region():
+            if clip is not None:
+                clip_step()
+            opt_step()
         return loss.detach()
 
     # clip_grad_norm_ between backward and the update, where the model's recipe asks for it:
@@ -271,6 +276,16 @@ def run_phase(job: dict, stage: Stage) -> dict:
             stage("save parameters")
             torch.save({n: p.detach().to("cpu", torch.float32) for n, p in model.named_parameters()},
                        job["params_path"])
+        if mode == "bessemer":
+            # where a step's time goes: one more whole training step (update included, so it
+            # comes after the parameters were saved), every graph call, kernel and ATen call in
+            # it timed, and the update as a whole
+            stage("step time split")
+            graphs = getattr(getattr(model.forward, "_bessemer_backend", None), "compiled", [])
+            with step_split.step_profile(graphs, device) as split:
+                with split.step():
+                    train_step(total_steps, split.update)
+            out["step_split"] = split.summary()
         return out
 
     # What the mode left eager (graphs, optimizer updates) is read from the compiler's

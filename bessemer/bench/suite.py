@@ -299,7 +299,7 @@ def _row(plan: Plan, model: str, mode: str, results: dict) -> dict:
     if "kernel_bandwidth" in run_r:
         row["kernel_bandwidth"] = run_r["kernel_bandwidth"]
         row["copy_gbps"] = run_r.get("copy_gbps")
-    for key in ("overhead", "eager_ops"):
+    for key in ("overhead", "eager_ops", "step_split"):
         if key in run_r:
             row[key] = run_r[key]
     med = step.get("median")

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from bessemer.bench import cli, measure
+from bessemer.compiler.runtime import step_split
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -43,6 +44,12 @@ def test_two_tiny_models_eager_and_bessemer(tmp_path, capsys):
         o = b["overhead"]
         assert o["graph_calls"] == 2 and o["kernels"] > 0 and o["own_us"] >= 0
         assert o["graph_us"] >= o["kernel_us"] + o["extern_us"] - 1.0
+        # where one more whole step's time goes: its matmuls are the model's FLOPs, its parts add up
+        split = b["step_split"]
+        assert split["matmul_flops"] == b["flops_per_step"] and split["graph_calls"] == 2
+        assert all(split[k] >= 0 for k in step_split.PARTS) and split["update_ms"] > 0
+        assert sum(split[k] for k in step_split.PARTS) == pytest.approx(split["step_ms"], rel=0.01)
+        assert "step_split" not in e
         assert model in table
     assert "fallbacks" in table and "‡" not in table
     assert results["meta"]["matmul_peak"]["flops_per_s"] > 0
@@ -50,6 +57,7 @@ def test_two_tiny_models_eager_and_bessemer(tmp_path, capsys):
     md = (out_dir / "results.md").read_text()
     assert "| mlp |" in md and "| cnn |" in md and "peak MiB" in md
     assert "## Graph-call overhead (bessemer) against eager's cost per op" in md
+    assert "## Where a step's time goes (bessemer)" in md
     assert (out_dir / "chart.png").read_bytes()[:8] == PNG
     assert sorted(p.name for p in out_dir.iterdir()) == ["chart.png", "results.json", "results.md"]
 
@@ -64,6 +72,9 @@ def test_two_tiny_models_eager_and_bessemer(tmp_path, capsys):
     text = page.read_text()
     assert text.startswith("# Tested models") and results["meta"]["command"] in text
     assert "Geometric-mean speed-up" in text
+    # the step-time split survives the round trip through results.json
+    split_rows = [line for line in md.splitlines() if line.startswith("| mlp | ") and line.count("|") == 15]
+    assert len(split_rows) == 1 and split_rows[0] in text
     assert (again / "chart.png").read_bytes()[:8] == PNG
     summary = readme.read_text()
     assert "old" not in summary and summary.endswith("rest\n")
