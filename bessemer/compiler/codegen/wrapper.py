@@ -17,7 +17,7 @@ import torch
 from bessemer.compiler.ir.graph import Kind, Node
 from bessemer.compiler.ir.symbolic import Dim
 from bessemer.compiler.ir.schedule import Kernel, MemoryPlan, Schedule
-from bessemer.compiler.ir.views import is_contiguous, layout_of
+from bessemer.compiler.ir.views import contiguous_strides, is_contiguous, layout_of
 from bessemer.compiler.codegen.kernel import KernelSource
 
 # The support functions the generated program calls (bound by runtime.load).
@@ -145,7 +145,7 @@ class WrapperWriter:
                             self.emit(f"{m.name} = _reuse({src}, {tuple(m.shape)!r}, {_dt(m.dtype)}); "
                                       f"del {old.name}")
                     else:
-                        self.emit(f"{m.name} = _empty({tuple(m.shape)!r}, {_dt(m.dtype)})")
+                        self.emit(f"{m.name} = _empty({_empty_args(m)})")
                 self.emit(self.backend.call(ks, [a.name for a in ks.args]))
             else:
                 self.emit(self.extern_call(s))
@@ -258,6 +258,15 @@ def _layout_call(expr: str, n: Node) -> str:
     """`expr` as a tensor with exactly n's strides (dims of size 1 may differ)."""
     sig = tuple(d for d, x in enumerate(n.shape) if x != 1)
     return f"_layout({expr}, {tuple(n.shape)!r}, {tuple(n.stride)!r}, {sig!r})"
+
+
+def _empty_args(n: Node) -> str:
+    """The arguments of `_empty` for buffer n: shape, dtype, and for a static shape its
+    contiguous strides."""
+    shape = tuple(n.shape)
+    if all(type(d) is int for d in shape):
+        return f"{shape!r}, {_dt(n.dtype)}, {contiguous_strides(shape)!r}"
+    return f"{shape!r}, {_dt(n.dtype)}"
 
 
 def _dt(dt: torch.dtype) -> str:

@@ -27,9 +27,21 @@ def _layout(t: torch.Tensor, size: tuple, stride: tuple, significant: tuple) -> 
     return out
 
 
+# torch's own constructors for a generated program's buffers and views, without the
+# dispatcher's round trip (about 0.7 against 2.1 us for an empty tensor, 0.9 against 1.7 us for
+# a view on this project's 2-core CPU machine); a program allocates and views a few dozen
+# tensors per call, which a small model's step pays on every graph call. The views carry no
+# autograd view record, which nothing inside a compiled graph reads.
+_guards = torch._C._dynamo.guards
+_REINTERPRET = getattr(_guards, "_reinterpret_tensor", None)
+_EMPTY_STRIDED_CPU = getattr(_guards, "_empty_strided_cpu", None)
+
+
 def _as_strided(t: torch.Tensor, size: tuple, stride: tuple, offset: int) -> torch.Tensor:
     """A view of t; `offset` counts from t's first element, which need not be the
     start of its storage (an input may itself be a view)."""
+    if _REINTERPRET is not None:
+        return _REINTERPRET(t, size, stride, offset)
     return t.as_strided(size, stride, t.storage_offset() + offset)
 
 
@@ -72,11 +84,18 @@ def _spare(t: torch.Tensor) -> torch.Tensor:
 
 
 def _allocator(device: torch.device) -> Callable:
-    if device.type == "cpu":
-        def _empty(shape, dtype):
+    """`_empty(shape, dtype[, stride])`: a new buffer; the program passes the contiguous strides
+    of a static shape (one fewer computation at run time), not of a symbolic one."""
+    if device.type == "cpu" and _EMPTY_STRIDED_CPU is not None:
+        def _empty(shape, dtype, stride=None):
+            if stride is None:
+                return torch.empty(shape, dtype=dtype)
+            return _EMPTY_STRIDED_CPU(shape, stride, dtype)
+    elif device.type == "cpu":
+        def _empty(shape, dtype, stride=None):
             return torch.empty(shape, dtype=dtype)
     else:
-        def _empty(shape, dtype):
+        def _empty(shape, dtype, stride=None):
             return torch.empty(shape, dtype=dtype, device=device)
     return _empty
 
