@@ -145,5 +145,7 @@ def test_bf16_autocast_bert_compiles_in_the_worker(tmp_path, monkeypatch):
     b = results["bessemer"]
     assert b["ok"], b.get("error")
     assert b["compile_report"]["fallbacks"] == [] and b["compile_report"]["unlowered_ops"] == []
+    # the profiled step's matmul-class calls (attention among them) are the model's FLOPs
+    assert b["step_split"]["matmul_flops"] == b["flops_per_step"] and "step_split" not in results["eager"]
     torch.testing.assert_close(torch.tensor(b["losses"]), torch.tensor(results["eager"]["losses"]),
                                rtol=2e-2, atol=0)
