@@ -32,6 +32,8 @@ from typing import Any, Callable, Iterable, Optional
 
 import torch
 
+from bessemer.compiler.runtime.step_split import conv_flops
+
 STEP_MARK = "bessemer.bench.measured_step"
 
 
@@ -137,10 +139,22 @@ def _sdpa_backward_flops(grad_out_shape, query_shape, key_shape, value_shape, *a
     return 2 * _sdpa_flops(query_shape, key_shape, value_shape)
 
 
+def _convolution_backward_flops(grad_out_shape, x_shape, w_shape, _bias, _stride, _padding, _dilation,
+                                transposed, _output_padding, _groups, output_mask, *args, out_shape=None,
+                                **kwargs) -> int:
+    """The input's and the weight's gradient (as output_mask asks), each as much work as the
+    forward. torch's own formula counts the weight gradient of a grouped convolution as if
+    every input channel met every output channel: `groups` times too high (a depthwise conv's
+    by its channel count)."""
+    forward = conv_flops(x_shape, w_shape, grad_out_shape, bool(transposed))
+    return forward * (int(bool(output_mask[0])) + int(bool(output_mask[1])))
+
+
 def _extra_flop_formulas() -> dict:
-    """FLOP formulas for the CPU attention kernels torch's flop counter has none for."""
+    """FLOP formulas for the CPU attention kernels torch's flop counter has none for, and
+    a convolution backward that counts grouped convolutions right."""
     aten = torch.ops.aten
-    table = {}
+    table = {aten.convolution_backward: _convolution_backward_flops}
     for name, fn in (("_scaled_dot_product_flash_attention_for_cpu", _sdpa_flops),
                      ("_scaled_dot_product_flash_attention_for_cpu_backward", _sdpa_backward_flops)):
         if hasattr(aten, name):

@@ -1,6 +1,8 @@
 """The measurements: FLOPs, step statistics, peak memory."""
+import pytest
 import torch
 import torch.nn.functional as F
+from torch.utils.flop_counter import FlopCounterMode
 
 from bessemer.bench import measure
 
@@ -16,6 +18,47 @@ def test_cpu_attention_is_counted():
     q, k, v = (torch.randn(2, 4, 16, 8, requires_grad=True) for _ in range(3))
     fwd = measure.count_flops(lambda: F.scaled_dot_product_attention(q, k, v))
     assert fwd == 2 * (2 * 2 * 4 * 16 * 16 * 8)
+
+
+def _conv_step_flops(conv, x):
+    return measure.count_flops(lambda: conv(x).sum().backward())
+
+
+@pytest.mark.parametrize("groups, c_in, c_out", [(8, 8, 8), (4, 8, 12)], ids=["depthwise", "grouped"])
+def test_grouped_conv_forward_and_backward_by_hand(groups, c_in, c_out):
+    """2 * N * out_h * out_w * C_out * (C_in / groups) * kh * kw for the forward, the input's
+    gradient and the weight's gradient each (torch's own counter has the weight's `groups` times)."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(c_in, c_out, (3, 5), stride=(2, 1), padding=(1, 2), groups=groups)
+    x = torch.randn(3, c_in, 11, 9, requires_grad=True)
+    out_h, out_w = conv(x).shape[-2:]
+    assert (out_h, out_w) == (6, 9)
+    one = 2 * 3 * out_h * out_w * c_out * (c_in // groups) * 3 * 5
+    assert measure.count_flops(lambda: conv(x)) == one
+    assert _conv_step_flops(conv, x) == 3 * one
+    x.requires_grad_(False)                        # the first layer: no input gradient
+    assert _conv_step_flops(conv, x) == 2 * one
+    conv.weight.requires_grad_(False)              # a frozen layer: the input's gradient only
+    x.requires_grad_(True)
+    assert _conv_step_flops(conv, x) == 2 * one
+
+
+def test_grouped_transposed_conv_by_hand():
+    """A transposed convolution's work is per input element: 2 * N * in_h * in_w * C_in * (C_out / groups) * k."""
+    conv = torch.nn.ConvTranspose2d(6, 4, 3, stride=2, padding=1, groups=2)
+    x = torch.randn(2, 6, 5, 5, requires_grad=True)
+    one = 2 * 2 * 5 * 5 * 6 * (4 // 2) * 3 * 3
+    assert _conv_step_flops(conv, x) == 3 * one
+
+
+def test_ungrouped_conv_count_is_torchs():
+    """Without groups the corrected formula counts what torch's own does."""
+    conv = torch.nn.Conv2d(6, 10, 3, padding=1)
+    x = torch.randn(2, 6, 8, 8, requires_grad=True)
+    stock = FlopCounterMode(display=False)
+    with stock:
+        conv(x).sum().backward()
+    assert _conv_step_flops(conv, x) == stock.get_total_flops() == 3 * 2 * 2 * 8 * 8 * 10 * 6 * 9
 
 
 def test_summary_median_and_spread():

@@ -84,7 +84,9 @@ def _counted(fn):
 
 
 @pytest.mark.parametrize("case", ["mm", "addmm", "bmm", "baddbmm", "linear", "conv", "conv_strided",
-                                  "conv_transposed", "conv_backward", "sdpa", "sdpa_backward"])
+                                  "conv_transposed", "conv_backward", "conv_backward_grouped",
+                                  "conv_backward_depthwise", "conv_transposed_backward_grouped",
+                                  "sdpa", "sdpa_backward"])
 def test_matmul_flops_match_the_bench_flop_count(case):
     """Each formula against torch's flop counter with the bench's own formulas (the count MFU uses)."""
     g = torch.Generator().manual_seed(0)
@@ -108,6 +110,15 @@ def test_matmul_flops_match_the_bench_flop_count(case):
         "conv_backward": (aten.convolution_backward.default,
                           (r(2, 8, 9, 9), x, w, [8], [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
                            [True, True, False])),
+        "conv_backward_grouped": (aten.convolution_backward.default,
+                                  (r(2, 8, 9, 9), x, r(8, 3, 3, 3), [8], [1, 1], [1, 1], [1, 1], False, [0, 0], 2,
+                                   [True, True, True])),
+        "conv_backward_depthwise": (aten.convolution_backward.default,
+                                    (r(2, 6, 9, 9), x, r(6, 1, 3, 3), [6], [1, 1], [1, 1], [1, 1], False, [0, 0],
+                                     6, [False, True, False])),
+        "conv_transposed_backward_grouped": (aten.convolution_backward.default,
+                                             (r(2, 4, 9, 9), r(2, 6, 5, 5), r(6, 2, 3, 3), None, [2, 2], [1, 1],
+                                              [1, 1], True, [0, 0], 2, [True, True, False])),
         "sdpa": (aten._scaled_dot_product_flash_attention_for_cpu.default, (q, k, v)),
     }
     if case == "sdpa_backward":
