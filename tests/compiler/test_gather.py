@@ -291,16 +291,40 @@ def test_value_ranges_prove_only_what_is_certain():
 
 # -- the loop program ------------------------------------------------------------------------------
 def rel_gather() -> Graph:
-    """A computed source gathered at clamped relative positions, summed over each row and read
-    transposed by a second member."""
+    """A computed source gathered at clamped relative positions and summed over each row, and
+    an input gathered at the negated positions and read transposed."""
     g = Graph()
     x = g.input((2, 4, 8), F32, (32, 8, 1), name="x")
     rel = g.input((4, 4), I64, (4, 1), name="rel")
     c = lambda v: g.const(v, (4, 4), I64)  # noqa: E731
-    i = g.pointwise("minimum", [g.pointwise("maximum", [g.pointwise("add", [rel, c(4)], I64), c(0)], I64), c(7)], I64)
-    gt = g.gather(g.pointwise("mul", [x, g.const(2.0, (2, 4, 8), F32)], F32), 2, broadcast(g, i, (2, 4, 4)))
-    g.output([g.reduce("sum", gt, (2,), False, F32), g.pointwise("exp", [permute(g, gt, (0, 2, 1))], F32)])
+
+    def clamped(i):
+        return g.pointwise("minimum", [g.pointwise("maximum", [g.pointwise("add", [i, c(4)], I64), c(0)], I64), c(7)],
+                           I64)
+    c2p = g.gather(g.pointwise("mul", [x, g.const(2.0, (2, 4, 8), F32)], F32), 2, broadcast(g, clamped(rel), (2, 4, 4)))
+    p2c = g.gather(x, 2, broadcast(g, clamped(g.pointwise("neg", [rel], I64)), (2, 4, 4)))
+    g.output([g.reduce("sum", c2p, (2,), False, F32), g.pointwise("exp", [permute(g, p2c, (0, 2, 1))], F32)])
     return g
+
+
+def gathered_softmax() -> Graph:
+    """Scores that gather, read by a softmax's max and exp passes."""
+    g = Graph()
+    x = g.input((4, 8), F32, (8, 1), name="x")
+    i = g.input((4, 4), I64, (4, 1), name="i")
+    j = g.pointwise("minimum", [g.pointwise("maximum", [i, g.const(0, (4, 4), I64)], I64), g.const(7, (4, 4), I64)], I64)
+    s = g.pointwise("mul", [g.gather(x, 1, j), g.const(0.5, (4, 4), F32)], F32)
+    m = g.reduce("max", s, (1,), True, F32)
+    g.output([g.pointwise("exp", [g.pointwise("sub", [s, broadcast(g, m, (4, 4))], F32)], F32)])
+    return g
+
+
+def test_a_gathered_value_read_by_several_members_is_stored_once():
+    """(fuse.GATHER_COST: a loop with a gathered load stays scalar on this CPU's tuning, so the
+    scores are computed once, contiguously, not in each pass of the softmax.)"""
+    sched = fuse(fold_views(gathered_softmax()))
+    scores = [n for n in sched.graph.nodes if n.kind == Kind.POINTWISE and n.op == "mul"][0]
+    assert scores in sched.realized, sched.format()
 
 
 def _text(s: str) -> str:
@@ -309,32 +333,33 @@ def _text(s: str) -> str:
 
 GOLDEN = {
     "cpp": _text("""
-        kernel k0(b0=x:f32, b1=p7:f32 w)
+        kernel k0(b0=x:f32, b1=p1:f32 w)
           pointwise, 512 bytes, cpp flat [o0<64] parallel=False
           for o0 in 0..64 [simd]:
             let t1: f32 = mul(b0[o0]:f32, 2.0:f32):f32
             store b1[o0]:f32 = t1
 
-        kernel k1(b0=rel:i64, b1=p7:f32, b2=r10:f32 w, b3=p12:f32 w)
-          row reduction, 544 bytes, cpp rows [o0<2, o1<4, r0<4] parallel=False
+        kernel k1(b0=rel:i64, b1=p1:f32, b2=r19:f32 w, b3=x:f32, b4=p21:f32 w)
+          row reduction, 800 bytes, cpp rows [o0<2, o1<4, r0<4] parallel=False
           for o0 in 0..2:
             for o1 in 0..4:
-              acc acc_r10: sum f32
-              for r0 in 0..4 [simd sum:acc_r10]:
+              acc acc_r19: sum f32
+              for r0 in 0..4 [simd sum:acc_r19]:
                 let t1: i64 = add(b0[4*o1 + r0]:i64, 4:i64):i64
                 let t2: i64 = maximum(t1, 0:i64):i64
                 let t3: i64 = minimum(t2, 7:i64):i64
-                fold acc_r10 <- sum(b1[32*o0 + 8*o1 + 1*@t3]:f32) omp
-              store b2[4*o0 + o1]:f32 = acc_r10
+                fold acc_r19 <- sum(b1[32*o0 + 8*o1 + 1*@t3]:f32) omp
+              store b2[4*o0 + o1]:f32 = acc_r19
               for r0 in 0..4 [simd]:
-                let t4: i64 = add(b0[o1 + 4*r0]:i64, 4:i64):i64
-                let t5: i64 = maximum(t4, 0:i64):i64
-                let t6: i64 = minimum(t5, 7:i64):i64
-                let t7: f32 = exp(b1[32*o0 + 8*r0 + 1*@t6]:f32):f32
-                store b3[16*o0 + 4*o1 + r0]:f32 = t7
+                let t4: i64 = neg(b0[o1 + 4*r0]:i64):i64
+                let t5: i64 = add(t4, 4:i64):i64
+                let t6: i64 = maximum(t5, 0:i64):i64
+                let t7: i64 = minimum(t6, 7:i64):i64
+                let t8: f32 = exp(b3[32*o0 + 8*r0 + 1*@t7]:f32):f32
+                store b4[16*o0 + 4*o1 + r0]:f32 = t8
         """),
     "triton": _text("""
-        kernel k0(b0=x:f32, b1=p7:f32 w)
+        kernel k0(b0=x:f32, b1=p1:f32 w)
           pointwise, 512 bytes, triton pointwise numel=64 rows=64 rlen=1 tl.int32
           xs = block of XBLOCK < 64 (tl.int32)
           x0 = xs
@@ -342,8 +367,8 @@ GOLDEN = {
           let t2: f32 = mul(t1, 2.0:f32):f32
           store b1[xs mask x]:f32 = t2
 
-        kernel k1(b0=rel:i64, b1=p7:f32, b2=r10:f32 w, b3=p12:f32 w)
-          row reduction, 544 bytes, triton persistent numel=32 rows=8 rlen=4 tl.int32
+        kernel k1(b0=rel:i64, b1=p1:f32, b2=r19:f32 w, b3=x:f32, b4=p21:f32 w)
+          row reduction, 800 bytes, triton persistent numel=32 rows=8 rlen=4 tl.int32
           xs = block of XBLOCK rows < 8 (tl.int32)
           rbase = lanes of RBLOCK (tl.int32)
           x0 = xs // 4
@@ -360,12 +385,13 @@ GOLDEN = {
           read acc0: sum f32
           store b2[xs mask x]:f32 = acc0
           let t6: i64 = b0[x1 + 4*rs mask xr]:i64
-          let t7: i64 = add(t6, 4:i64):i64
-          let t8: i64 = maximum(t7, 0:i64):i64
-          let t9: i64 = minimum(t8, 7:i64):i64
-          let t10: f32 = b1[32*x0 + 8*rs + 1*@t9 mask xr]:f32
-          let t11: f32 = exp(t10):f32
-          store b3[4*xs + rs mask xr]:f32 = t11
+          let t7: i64 = neg(t6):i64
+          let t8: i64 = add(t7, 4:i64):i64
+          let t9: i64 = maximum(t8, 0:i64):i64
+          let t10: i64 = minimum(t9, 7:i64):i64
+          let t11: f32 = b3[32*x0 + 8*rs + 1*@t10 mask xr]:f32
+          let t12: f32 = exp(t11):f32
+          store b4[4*xs + rs mask xr]:f32 = t12
         """),
 }
 
@@ -386,7 +412,7 @@ def test_gathered_loads_match_golden(target):
 
 def test_printers_spell_the_gathered_load():
     src, _ = cpp.render(fuse(fold_views(rel_gather())), cores=2)
-    assert "acc_r10 += (double)b1[(32*o0 + 8*o1) + (int64_t)(t3) * 1];" in src
+    assert "acc_r19 += (double)b1[(32*o0 + 8*o1) + (int64_t)(t3) * 1];" in src
     tsrc, _ = triton.render(fuse(fold_views(rel_gather())))
     # the pointer takes the mask's shape: a zero tile for the reduced dim its address lacks
     assert "t5 = tl.load(b1 + (8*xs) + rzero + (t4) * 1, xrmask, other=0)" in tsrc
