@@ -21,7 +21,8 @@ recomputes (or the forward saves) a CNN's whole pre-pool activation only for its
 
 A max pool left to ATen (windows that do not overlap, see pooling.py) over many channels
 reads a channels-last copy of its input, where ATen's kernel is vectorized, and its outputs
-are copied back to eager's layout (CHANNELS_LAST_POOL_MIN_CHANNELS).
+are copied back to eager's layout (CHANNELS_LAST_POOL_MIN_CHANNELS). CPU convolutions read
+channels-last operands (channels_last.py).
 
 A linear layer's `addmm(bias, x, w)` whose every use is elementwise (through views) becomes
 `mm(x, w) + bias`: ATen's CPU addmm first copies the broadcast bias into its output and then
@@ -36,6 +37,8 @@ from typing import Optional
 
 import torch
 import torch.fx as fx
+
+from bessemer.compiler.partition.channels_last import convolutions_channels_last
 
 aten = torch.ops.aten
 
@@ -257,7 +260,8 @@ def _bias_into_consumers(g: fx.Graph) -> int:
 def rewrite(gm: fx.GraphModule) -> int:
     """Applies the rewrites above to a joint graph in place; the number of nodes rewritten."""
     changed = (_gather_through_row_constants(gm.graph) + _full_like_by_shape(gm.graph)
-               + _pool_input_channels_last(gm.graph) + _pool_input_by_shape(gm.graph)
+               + _pool_input_channels_last(gm.graph) + convolutions_channels_last(gm.graph)
+               + _pool_input_by_shape(gm.graph)
                + _bias_into_consumers(gm.graph))
     if changed:
         gm.graph.eliminate_dead_code()

@@ -102,11 +102,17 @@ def lower_kernel(k: Kernel, sched: Schedule, cores: int) -> LoopKernel:
     # a block of columns is read contiguously from each row. When the innermost
     # dim is reduced (batch norm over N, H, W), row mode already reads rows
     # contiguously, one channel per thread.
-    if _innermost_kept(k) and all(role != Role.FULL for role, _ in phases) and len(outer_dims) >= 1:
-        col = _columns(Walker(k, sched), phases, cores)
+    # A reduction over N, H, W of a channels-last buffer (BatchNorm after a convolution that
+    # ran channels-last, partition/channels_last.py) is a column reduction over [N*H*W, C] in
+    # memory although its innermost domain dim is reduced: row mode would walk each channel
+    # C elements apart, once per channel. Column mode then runs when its reads are contiguous
+    # along the kept dims.
+    if all(role != Role.FULL for role, _ in phases) and len(outer_dims) >= 1:
+        col = _columns(Walker(k, sched), phases, cores, physical=not _innermost_kept(k))
         if col is not None:
             return col
-        # the outer dims do not merge into one loop: row mode
+        # the outer dims do not merge into one loop (or the reads are not laid out along
+        # them): row mode
     return _rows(Walker(k, sched), phases, cores)
 
 
@@ -146,7 +152,12 @@ def _pointwise(w: Walker, cores: int) -> LoopKernel:
     loops_o = w.loop_vars(og, "o", var_of)
     work = math.prod(k.shape) if k.shape else 1
     par, cond = parallel_if(work)
-    tiled = _transposes(w, og, loops_o)
+    og2, loops2 = _transpose_order(w, og, loops_o)
+    tiled = _transposes(w, og2, loops2)
+    if tiled:
+        og, loops_o = og2, loops2
+    else:
+        tiled = _transposes(w, og, loops_o)
     body = w.relabel(lines, var_of)
     pre = list(w.relabel(pre, var_of))
     if tiled:
@@ -154,6 +165,26 @@ def _pointwise(w: Walker, cores: int) -> LoopKernel:
     pf = parallel_for(loops_o, len(loops_o) > 1, cores, cond) if par and loops_o else None
     plan = CppPlan("flat", tuple(loops_o), bool(pf), cond, pf.collapse if pf else 0)
     return _kernel(w, plan, pre + nest(loops_o, body, pf, ()))
+
+
+def _transpose_order(w: Walker, og, loops_o):
+    """(og, loops_o), with a loop along which a buffer is read contiguously (and strided along
+    the last) moved next to the last, when it is further out: a max pool over a channels-last
+    activation written in eager's layout reads along C, writes along W, with H between. The
+    loops of a pointwise kernel nest in any order; the first stays first (the parallel one)."""
+    if len(loops_o) < 4 or w.k.aliased or not w.store_lins:
+        return og, loops_o
+    dl = og[-1][-1]
+    if any(lin.id in w.store_lins and lin.coef[dl] != 1 for lin in w.lins):
+        return og, loops_o
+    for gi in range(1, len(og) - 2):
+        dj = og[gi][-1]
+        if any(lin.id not in w.store_lins and lin.coef[dj] == 1 and isinstance(lin.coef[dl], int)
+               and abs(lin.coef[dl]) >= TRANSPOSE_MIN_STRIDE for lin in w.lins):
+            order = [i for i in range(len(og)) if i != gi]
+            order.insert(len(order) - 1, gi)
+            return [og[i] for i in order], [loops_o[i] for i in order]
+    return og, loops_o
 
 
 def _transposes(w: Walker, og, loops_o) -> bool:
@@ -272,7 +303,7 @@ def _rows(w: Walker, phases, cores: int) -> LoopKernel:
 
 
 # -- reductions: columns ---------------------------------------------------------------------------
-def _columns(w: Walker, phases, cores: int) -> Optional[LoopKernel]:
+def _columns(w: Walker, phases, cores: int, physical: bool = False) -> Optional[LoopKernel]:
     """Reductions over leading dims (a bias gradient): rows stream through memory
     while a block of column accumulators stays in registers / L1.
 
@@ -309,7 +340,7 @@ def _columns(w: Walker, phases, cores: int) -> Optional[LoopKernel]:
     # the loops merge by the accesses the expressions above recorded
     outer_dims, inner_dims = _dims(k)
     og = w.merge(outer_dims)
-    if len(og) != 1:
+    if len(og) != 1 or (physical and not _reads_columns(w, og[0][-1], inner_dims)):
         return None
     ig = w.merge(inner_dims)
     ON = math.prod(k.shape[d] for d in og[0])
@@ -334,6 +365,20 @@ def _columns(w: Walker, phases, cores: int) -> Optional[LoopKernel]:
         stmts, par, cond = _column_blocks(blocks, ON, CB, loops_i, work)
     plan = CppPlan("columns-split" if split else "columns", (("o0", ON),) + tuple(loops_i), par, cond, cb=CB)
     return _kernel(w, plan, stmts)
+
+
+def _reads_columns(w: Walker, col: int, inner_dims: list[int]) -> bool:
+    """Does every load that varies along the reduced dims read consecutive elements along
+    the kept dim `col` (and none of them along a reduced dim)? Then the reduction's data lies
+    in memory as [rows, columns], whatever the order of the kernel's domain."""
+    found = False
+    for lin in w.lins:
+        if lin.id in w.store_lins or not any(lin.coef[d] != 0 for d in inner_dims):
+            continue
+        if lin.coef[col] != 1 or any(lin.coef[d] == 1 for d in inner_dims):
+            return False
+        found = True
+    return found
 
 
 def _decls(reds, CB) -> list:

@@ -1,0 +1,184 @@
+"""CPU convolutions with channels-last operands (compiler/partition/channels_last.py), and the
+kernels around them reading channels-last buffers (passes/kernel_plan_cpp.py): small conv
+nets compiled with fallback="error" train as eager does (values, gradients, parameters
+after SGD steps against a float64 reference), parameter gradients and outputs keep eager's
+strides, and the joint graph's convolutions did read channels-last operands."""
+import copy
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import bessemer
+from bessemer.compiler.partition import channels_last, joint
+
+EPS32 = torch.finfo(torch.float32).eps
+CL = torch.channels_last
+
+pytestmark = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="needs oneDNN")
+
+
+class Block(nn.Module):
+    """conv 3x3 + BN + ReLU, conv 1x1 + BN, residual add, ReLU."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+        self.c2, self.b2 = nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        return F.relu(self.b2(self.c2(F.relu(self.b1(self.c1(x))))) + x)
+
+
+class Net(nn.Module):
+    """A stem, a max pool (2x2: ATen's over a channels-last copy; 3x3/2: decomposed), a
+    residual block, a depthwise conv, global pooling and a classifier."""
+
+    def __init__(self, pool, c=16):
+        super().__init__()
+        self.stem, self.bn = nn.Conv2d(3, c, 3, padding=1), nn.BatchNorm2d(c)
+        self.pool = pool
+        self.block = Block(c)
+        self.dw = nn.Conv2d(c, c, 3, padding=1, groups=c)
+        self.fc = nn.Linear(c, 10)
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.stem(x)))
+        y = F.max_pool2d(y, 2) if self.pool == 2 else F.max_pool2d(y, 3, 2, 1)
+        y = F.relu(self.dw(self.block(y)))
+        return self.fc(y.mean((2, 3))), y
+
+
+@pytest.fixture
+def rewrites(monkeypatch):
+    """Turns the rewrite on; records, per joint graph, how many convolutions it rewrote and
+    whether each convolution of the rewritten graph reads channels-last operands."""
+    monkeypatch.setattr(channels_last, "ENABLED", True)
+    seen = []
+    original = joint.convolutions_channels_last
+
+    def spy(g):
+        n = original(g)
+        convs = [x for x in g.nodes if x.op == "call_function" and x.target in channels_last._CONVS]
+        cl = []
+        for c in convs:
+            ops = c.args[:2] if c.target is torch.ops.aten.convolution.default else c.args[:3]
+            cl.append(all(a.meta["val"].is_contiguous(memory_format=CL) for a in ops))
+        seen.append((n, len(convs), cl))
+        return n
+    monkeypatch.setattr(joint, "convolutions_channels_last", spy)
+    return seen
+
+
+def _compile(model):
+    torch._dynamo.reset()
+    return bessemer.compile(model, config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
+
+
+def _step(model, x, target):
+    logits, feat = model(x)
+    loss = F.cross_entropy(logits, target) + feat.square().mean()
+    loss.backward()
+    return loss, logits, feat
+
+
+def _train(model, xs, ts, dtype=torch.float32):
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    losses, grads = [], None
+    for i, (x, t) in enumerate(zip(xs, ts)):
+        opt.zero_grad(set_to_none=True)
+        loss, _, _ = _step(model, x.to(dtype), t)
+        if i == 0:
+            grads = torch.cat([p.grad.double().flatten() for p in model.parameters()])
+        losses.append(loss.item())
+        opt.step()
+    params = torch.cat([p.detach().double().flatten() for p in model.parameters()])
+    stats = torch.cat([b.detach().double().flatten() for b in model.buffers() if b.is_floating_point()])
+    return losses, grads, params, stats
+
+
+def _as_close_as_eager(what, compiled, eager, truth, factor, floor):
+    """compiled float32 is about as close to float64 as eager's float32 is (BatchNorm at a
+    small batch amplifies float32 rounding; tests/zoo/test_convnets.py)."""
+    dist = (lambda a: float((a - truth).norm())) if torch.is_tensor(truth) else (lambda a: abs(a - truth))
+    size = float(truth.norm()) if torch.is_tensor(truth) else abs(truth)
+    bound = factor * dist(eager) + floor * size
+    assert dist(compiled) <= bound, f"{what}: {dist(compiled):.3e} from float64, eager {dist(eager):.3e}"
+
+
+@pytest.mark.parametrize("pool", [2, 3])
+def test_conv_net_runs_channels_last_and_matches_eager(rewrites, pool):
+    torch.manual_seed(0)
+    ref = Net(pool)
+    model = _compile(copy.deepcopy(ref))
+    x = torch.randn(4, 3, 16, 16)
+    t = torch.randint(0, 10, (4,))
+    xr, xc = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    _, l0, f0 = _step(ref, xr, t)
+    _, l1, f1 = _step(model, xc, t)
+    torch.testing.assert_close(l1, l0, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(f1, f0, rtol=1e-4, atol=1e-5)
+    assert l1.stride() == l0.stride() and f1.stride() == f0.stride()
+    torch.testing.assert_close(xc.grad, xr.grad, rtol=1e-3, atol=1e-5)
+    assert xc.grad.stride() == xr.grad.stride()
+    for (name, p), q in zip(ref.named_parameters(), model.parameters()):
+        torch.testing.assert_close(q.grad, p.grad, rtol=1e-3, atol=1e-5, msg=name)
+        assert q.grad.stride() == p.grad.stride(), name
+    # compiled, forward and backward, and every convolution read channels-last operands
+    graphs = model.forward._bessemer_backend.compiled
+    assert {g.name.rstrip("0123456789") for g in graphs} >= {"forward", "backward"}
+    assert rewrites, "the joint graph was not rewritten"
+    n, n_convs, cl = rewrites[-1]
+    assert n_convs == 8 and n >= n_convs and all(cl), rewrites[-1]   # 4 forward, 4 backward
+    # BatchNorm's statistics over a channels-last convolution output run as column reductions
+    fw = [g for g in graphs if g.name.startswith("forward")][0]
+    reductions = [k for k in fw.kernels if k.kind != "pointwise"]
+    assert sum("ob += " in k.code for k in reductions) >= 3, [k.code for k in reductions]
+
+
+def test_conv_net_trains_as_eager(rewrites):
+    """Three SGD steps: losses, first gradients, parameters and BatchNorm statistics as close
+    to float64 training as eager's float32 training is."""
+    torch.manual_seed(1)
+    ref = Net(2)
+    xs = [torch.randn(4, 3, 16, 16) for _ in range(3)]
+    ts = [torch.randint(0, 10, (4,)) for _ in range(3)]
+    truth = _train(copy.deepcopy(ref).double(), xs, ts, torch.float64)
+    eager = _train(copy.deepcopy(ref), xs, ts)
+    model = _compile(copy.deepcopy(ref))
+    compiled = _train(model, xs, ts)
+    assert rewrites and rewrites[-1][0] > 0
+    (lc, gc, pc, bc), (le, ge, pe, be), (lt, gt, pt, bt) = compiled, eager, truth
+    _as_close_as_eager("first loss", lc[0], le[0], lt[0], 3.0, 2 * EPS32)
+    _as_close_as_eager("first gradients", gc, ge, gt, 3.0, 2 * EPS32)
+    for i in range(1, 3):
+        _as_close_as_eager(f"loss {i + 1}", lc[i], le[i], lt[i], 10.0, 1e-5)
+    _as_close_as_eager("parameters", pc, pe, pt, 10.0, 1e-5)
+    _as_close_as_eager("BatchNorm statistics", bc, be, bt, 10.0, 1e-5)
+
+
+def test_off_by_default_and_without_convolutions():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        gm = make_fx(lambda x, w: F.conv2d(x, w), tracing_mode="fake")(
+            torch.randn(2, 8, 6, 6), torch.randn(8, 8, 3, 3))
+    assert channels_last.ENABLED is False
+    assert channels_last.convolutions_channels_last(gm.graph) == 0
+
+
+class ChannelStats(nn.Module):
+    def forward(self, x):
+        return x.sum((0, 2, 3)), (x * x).mean((0, 2, 3))
+
+
+def test_a_reduction_over_a_channels_last_input_reads_columns():
+    """A per-channel sum over an NHWC buffer is a column reduction over [N*H*W, C] in memory:
+    the kernel walks rows of C values, not each channel C values apart."""
+    m = _compile(ChannelStats())
+    x = torch.randn(4, 24, 9, 7).contiguous(memory_format=CL)
+    for got, want in zip(m(x), ChannelStats()(x)):
+        torch.testing.assert_close(got, want)
+    codes = [k.code for g in m.forward._bessemer_backend.compiled for k in g.kernels]
+    assert codes and all("ob += " in c for c in codes), codes
