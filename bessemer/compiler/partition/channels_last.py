@@ -1,5 +1,5 @@
-"""Convolutions on the CPU run channels-last: a rewrite of the joint graph (or of a whole-step
-graph) before it is partitioned.
+"""Convolutions on the CPU with channels-last operands: a rewrite of the joint graph (or of a
+whole-step graph) before it is partitioned. Off for now (ENABLED, below, says why).
 
 oneDNN, ATen's CPU convolution, is faster on [N, H, W, C] than on [N, C, H, W]: over an NCHW
 tensor it reorders input, weight and output into its own blocked layout on every call. ResNet-50
@@ -16,7 +16,7 @@ at scale small (batch 8, 128 px) on 2 threads, float32, forward and `convolution
     transposed 2x2/2, 32 -> 16 at 16 px fwd 0.31 -> 0.17   bwd 0.48 -> 0.31
 
 It pays everywhere but at the smallest images with the most channels, where it is even; so
-every static 4-d float32 convolution on a CPU with oneDNN is rewritten (float64 does not run
+when on, every static 4-d float32 convolution on a CPU with oneDNN is rewritten (float64 does not run
 through oneDNN, and ATen's own kernels show no such gain). The trade is the copies: each
 convolution's input and the gradient its backward reads are written channels-last by the
 kernels that produce them (the clone fuses into that kernel: the same writes, in another
@@ -34,7 +34,8 @@ so the kernel producing x writes only c, and x' is a strided read of it wherever
 users through clone(., contiguous_format), which gives graph outputs and parameter gradients
 eager's strides. A clone back to contiguous of a channels-last node, read channels-last
 again (a convolution after a convolution, or after the max pool of joint.py), is the node
-itself.
+itself. ATen's max-pool backward then reads channels-last gradients and indices (and a
+channels-last stand-in for its input), so its output is channels-last as well.
 """
 from __future__ import annotations
 
