@@ -29,6 +29,19 @@ random numbers as eager (the draw is ATen's call, in the forward's order).
 Gradients are not stored in `.grad` unless `set_grads=True`: they live inside the
 program only, as in JAX.
 
+The program is built from the model's parameters and buffers and the optimizer's
+param_groups as they are when it is traced; it reads their tensors at every call, so
+in-place changes of values need nothing. What replaces a tensor is checked per call,
+in bulk by identity (every module's children, parameters and buffer names, and the
+tensors in the optimizer's groups): a parameter assigned anew, a state_dict loaded
+with assign=True, a module replaced, a param group added or a group's list changed
+builds the step again from the model and the optimizer as they are now. A parameter
+whose requires_grad is False gets no gradient and no update, as in eager (its flag is
+in the program key). The optimizer's state is an input read from `opt.state` at every
+call, so a state reset or loaded needs no rebuild. An optimizer tensor that is no
+longer a parameter of the model is a ValueError naming it (eager would silently leave
+it and the model's new parameter untrained).
+
 Supported: SGD (momentum, dampening, nesterov, weight decay, maximize), Adam and
 AdamW (weight decay, maximize; not amsgrad), float32/float64 parameters. Anything
 else runs the same step eagerly with one warning, or raises StepCompileError under
@@ -84,6 +97,7 @@ _SHAPE = operator.attrgetter("shape")
 _DTYPE = operator.attrgetter("dtype")
 _DEVICE_TYPE = operator.attrgetter("device.type")
 _REQUIRES_GRAD = operator.attrgetter("requires_grad")
+_PARAMS = operator.itemgetter("params")
 
 
 def _metas(ts: list) -> tuple:
@@ -114,6 +128,8 @@ class _StepProgram:
         self.new_state_count = 0
         self.used: set = set()
         self.direct = None          # the compiled flat function, once the first call checked it
+        # which parameters take a gradient (their flags are in the program key)
+        self.requires = tuple(map(_REQUIRES_GRAD, owner.params))
         be = owner.backend
         from torch._functorch.aot_autograd import aot_function
         from bessemer.compiler.capture.backend import _LazyDecompositions
@@ -125,13 +141,21 @@ class _StepProgram:
     def fn(self, params, buffers, states, lrs, args, kwargs):
         o = self.owner
         with torch.enable_grad():
-            leaves = [p.detach().requires_grad_(True) for p in params]
+            leaves = [p.detach().requires_grad_(r) for p, r in zip(params, self.requires)]
             tensors = dict(zip(o.param_names, leaves))
             tensors.update(zip(o.buffer_names, buffers))
             loss = o.loss_fn(_Bound(o.model, tensors), *args, **dict(zip(self.kwarg_names, kwargs)))
             if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
                 raise StepCompileError("bessemer.compile_step: loss_fn must return a scalar tensor")
-            grads = list(torch.autograd.grad(loss, [leaves[i] for i in o.opt_index], allow_unused=True))
+            # a frozen parameter (requires_grad False) has no gradient: the optimizer skips it
+            wrt = [j for j, i in enumerate(o.opt_index) if self.requires[i]]
+            if not loss.requires_grad:
+                raise StepCompileError("bessemer.compile_step: the loss does not require grad "
+                                       "(no parameter it depends on requires grad)")
+            got = torch.autograd.grad(loss, [leaves[o.opt_index[j]] for j in wrt], allow_unused=True) if wrt else ()
+            grads = [None] * len(o.opt_index)
+            for j, g in zip(wrt, got):
+                grads[j] = g
         # the parameters with a gradient (torch's optimizers skip the others, state and all)
         self.used = {o.opt_index[j] for j, g in enumerate(grads) if g is not None}
         with torch.no_grad():
@@ -236,20 +260,13 @@ class CompiledStep:
         self.set_grads = set_grads
         self.config = config
         self.kind, self.why = _kind(optimizer)
-        named = list(model.named_parameters(remove_duplicate=True))
-        self.param_names = [n for n, _ in named]
-        self.params = [p for _, p in named]
+        self.programs: dict = {}
+        self.rebuilds = 0            # times a call found a tensor replaced and built the step again
+        self._former: Optional[dict] = None
         self._walk()
-        index = {id(p): i for i, p in enumerate(self.params)}
-        opt_params = [p for g in optimizer.param_groups for p in g["params"]]
-        missing = [i for i, p in enumerate(opt_params) if id(p) not in index]
-        if missing:
-            raise ValueError(f"bessemer.compile_step: optimizer.param_groups holds a tensor that is not a "
-                             f"parameter of the model (position {missing[0]})")
-        self.opt_index = [index[id(p)] for p in opt_params]
+        self._bind_optimizer({})
         from bessemer.compiler.capture.backend import BessemerBackend
         self.backend = BessemerBackend(config)
-        self.programs: dict = {}
         self._created: list = []     # momentum buffers made for this step's first update
         self.grad_norm: Optional[torch.Tensor] = None
         self.compiled_steps = 0
@@ -259,30 +276,90 @@ class CompiledStep:
         elif self.why is not None:
             self._fallback(self.why)
 
-    # -- the buffers, without a walk of the module tree per call ----------------------
+    # -- parameters and buffers, without a walk of the module tree per call -------------
     def _walk(self) -> None:
-        """Find the model's buffers (named_buffers' names and order) and where each lives, and
-        what the tree looked like: every module's children and buffer names."""
+        """Find the model's parameters (named_parameters' names and order, tied ones once) and
+        buffers (named_buffers') and where each buffer lives, and what the tree looked like:
+        every module's children, parameters and buffer names. A program is built from these:
+        the ones built from an earlier walk are dropped (their key could not match again)."""
+        named = list(self.model.named_parameters(remove_duplicate=True))
+        self.param_names = [n for n, _ in named]
+        self.params = [p for _, p in named]
         named = list(self.model.named_buffers())
         self.buffer_names = [n for n, _ in named]
         self._buffer_slots = [(self.model.get_submodule(n.rpartition(".")[0])._buffers, n.rpartition(".")[2])
                               for n, _ in named]
+        # the modules and parameters are held here, so an id in _tree is never a new object's
         modules = self._modules = list(self.model.modules())
-        self._tree_dicts = [m._modules for m in modules]
+        self._held_dicts = [m._modules for m in modules] + [m._parameters for m in modules]
         self._buffer_dicts = [m._buffers for m in modules]
         self._tree = self._tree_now()
+        self._new_structure()
+
+    def _new_structure(self) -> None:
         self._structure = getattr(self, "_structure", -1) + 1    # in the program key
+        self.programs.clear()
 
     def _tree_now(self) -> tuple:
-        return (list(map(id, itertools.chain.from_iterable(map(dict.values, self._tree_dicts)))),
+        return (list(map(id, itertools.chain.from_iterable(map(dict.values, self._held_dicts)))),
                 list(map(tuple, self._buffer_dicts)))
 
-    def _buffers(self) -> list:
-        """named_buffers()' tensors, read from where they live; the tree is walked again when a
-        module was added, removed or replaced, or a buffer registered, removed or set to None
-        (checked per call in bulk: each module's children and buffer names)."""
-        if self._tree_now() != self._tree:
+    def _opt_ids(self) -> list:
+        return list(map(id, itertools.chain.from_iterable(map(_PARAMS, self.optimizer.param_groups))))
+
+    def _bind_optimizer(self, former: dict) -> None:
+        """Where each tensor of the optimizer's groups is among the model's parameters
+        (opt_index). `former`: the names of the parameters of the previous walk, by id, for
+        the error that names a parameter the model no longer has."""
+        self._opt_tensors = None      # until this binding succeeds, every call binds again
+        index = {id(p): i for i, p in enumerate(self.params)}
+        opt_index = []
+        for gi, g in enumerate(self.optimizer.param_groups):
+            for k, p in enumerate(g["params"]):
+                i = index.get(id(p))
+                if i is None:
+                    where = f"optimizer.param_groups[{gi}]['params'][{k}]"
+                    name = former.get(id(p))
+                    if name is None:
+                        raise ValueError(f"bessemer.compile_step: {where} holds a tensor that is not a "
+                                         f"parameter of the model")
+                    now = ("is another tensor" if name in self.param_names else "is gone")
+                    raise ValueError(
+                        f"bessemer.compile_step: {where} is the model's former parameter {name!r}, which is "
+                        f"no longer a parameter of the model (model.{name} {now}: assigned anew, loaded "
+                        f"with assign=True or its module replaced); put the model's current parameters in "
+                        f"the optimizer's param_groups (eager training would leave both untrained)")
+                opt_index.append(i)
+        self.opt_index = opt_index
+        self._opt_tensors = self._opt_ids()
+
+    def _sync(self) -> None:
+        """Build the step again if a parameter, buffer, module or optimizer tensor was replaced
+        since the last call (checked in bulk by identity); values changed in place need nothing,
+        the program reads the tensors."""
+        tree = self._tree_now() != self._tree
+        if not tree and self._opt_ids() == self._opt_tensors:
+            return
+        # the names of the parameters before the change, kept until a binding succeeds
+        if self._former is None:
+            self._former = dict(zip(map(id, self.params), self.param_names))
+        if tree:
             self._walk()
+        else:
+            self._new_structure()
+        self._bind_optimizer(self._former)
+        self._former = None
+        self.rebuilds += 1
+        kind, why = _kind(self.optimizer)     # a new group may carry flags the program lacks
+        if why is not None:
+            self._opt_tensors = None         # under fallback="error" every call raises again
+            self._fallback(why)
+            self.why = why
+
+    def _buffers(self) -> list:
+        """named_buffers()' tensors, read from where they live (_sync walked the tree again if
+        a module, parameter or buffer was added, removed or replaced); a buffer set to None
+        walks it here."""
         buffers = [d[n] for d, n in self._buffer_slots]
         if _NONE_ID in map(id, buffers):     # a buffer set to None: named_buffers skips it
             self._walk()
@@ -308,6 +385,9 @@ class CompiledStep:
 
     # -- the compiled step ------------------------------------------------------------
     def __call__(self, *args, **kwargs) -> torch.Tensor:
+        if self.why is not None:
+            return self._eager(args, kwargs)
+        self._sync()
         if self.why is not None:
             return self._eager(args, kwargs)
         opt = self.optimizer
