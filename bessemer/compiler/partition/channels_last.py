@@ -71,12 +71,14 @@ def _wants(v, any_dtype: bool = False) -> bool:
             and v.is_contiguous() and not v.is_contiguous(memory_format=CL))
 
 
-# Off: ResNet-50 at scale small measured slower with it (1 thread, a loaded machine, the
-# least CPU time of 12 steps: 85 ms without, 105-112 ms with). The convolutions gain, but
-# the kernels around them lose more: ATen's max-pool backward hands back eager's layout, and
-# the kernels mixing it with channels-last operands (the ReLU and BatchNorm backward of the
-# stem, 1 ms -> 18-22 ms; the decomposed stem pool's last step) read one of them across
-# rows. Until the pool forward and backward keep channels-last too, this stays off.
+# Off: it did not pay end to end (one thread, a loaded machine, the least CPU time of 6-12
+# steps at scale small, without -> with): ResNet-50 84 -> 85 ms, ResNet-18 149 -> 168 ms,
+# MobileNetV2 109 -> 168 ms. The convolutions gain (about 15 ms of ResNet-50's step); the
+# kernels around them lose as much: the stem's decomposed max pool splits into two kernels
+# that store its where-chain's masks in eager's layout, the weights are copied forward and
+# again backward (ResNet-18's kernels move 40 -> 76 MB forward), and at one thread ATen runs
+# 1x1 convolutions at batch < 16 through its own kernel, not oneDNN. Deterministic: bytes
+# the kernels move per step (ResNet-50 166 -> 187 MB, MobileNetV2 507 -> 511 MB).
 ENABLED = False
 
 
