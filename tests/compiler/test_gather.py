@@ -117,6 +117,9 @@ def test_the_zoo_deberta_trains_a_step_as_eager_without_aten_gathers():
     assert attention, texts
     assert not any("aten.gather" in line for t in attention for line in t.splitlines()
                    if line.startswith("extern")), attention
+    # their gradients add into zeros made for them (no copy of a zeros buffer)
+    assert sum(t.count("scatter_add_into_zeros") for t in attention) >= 2, attention
+    assert not any("aten.scatter_add" in t for t in attention), attention
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -444,3 +447,34 @@ def test_verify_graph_rejects_a_gather_that_does_not_fit():
     g2.output([g2.add(Node(Kind.GATHER, [x, i], (3, 2), F32, {"dim": 1}))])
     with pytest.raises(VerifyError, match="by torch.int32"):
         verify_graph(g2)
+
+
+# -- the gradient: scatter_add into zeros ---------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_gathers_gradient_adds_into_zeros_made_for_it_bit_for_bit(backend):
+    """The backward's scatter_add(zeros, ...) is ATen's scatter_add_ on fresh zeros (no copy
+    of a zeros buffer): the same kernel in the same order, so the sums are eager's bit for
+    bit, repeated indices (a clamp's edges) included. A scatter_add into anything else stays
+    the traced call."""
+    def f(x, i, y, j):
+        k = torch.clamp(i, 0, 5)
+        return torch.gather(x, 1, k) * 3, torch.scatter_add(y, 1, j, x[:, :2])
+    gen = torch.Generator().manual_seed(8)
+    x = torch.randn(4, 6, generator=gen, requires_grad=True)
+    i = torch.randint(-5, 12, (4, 9), generator=gen)     # many indices clamped onto 0 and 5
+    y = torch.randn(4, 3, generator=gen)
+    j = torch.randint(0, 3, (4, 2), generator=gen)
+    compiled, compiler = _compile(f, backend)
+    outs_c, outs_e = compiled(x, i, y, j), f(x, i, y, j)
+    for c, e in zip(outs_c, outs_e):
+        torch.testing.assert_close(c, e, rtol=0, atol=0)
+    w = torch.randn(4, 9, generator=gen)
+    gc, = torch.autograd.grad((outs_c[0] * w).sum(), x)
+    ge, = torch.autograd.grad((outs_e[0] * w).sum(), x)
+    torch.testing.assert_close(gc, ge, rtol=0, atol=0)
+    texts = [cg.schedule_text for cg in compiler.compiled]
+    assert sum(t.count("scatter_add_into_zeros") for t in texts) == 1, texts
+    assert sum(1 for t in texts for line in t.splitlines()
+               if line.startswith("extern") and "aten.scatter_add" in line) == 1, texts   # y is not zeros
+    # the clamped gather is in a kernel; the scatter_add's own gradient gathers by j, user data
+    assert _externs(compiler, "aten.gather") == 1

@@ -17,6 +17,7 @@ from bessemer.compiler.ir import symbolic as symbolic_mod
 from bessemer.compiler.ir.graph import Graph, Kind, Node
 from bessemer.compiler.ir.ops import returns_bool
 from bessemer.compiler.ir.ranges import within
+from bessemer.compiler.lowering.aten_calls import scatter_add_into_zeros
 from bessemer.compiler.ir.views import Unsupported, broadcast, contiguous_strides, permute, reshape, select, slice_
 
 aten = torch.ops.aten
@@ -284,6 +285,20 @@ def _gather(lower, node, x, dim, index, sparse_grad=False):
     if not within(index, x.shape[dim]):
         raise Unsupported("gather: an index not known to be in range")
     return g.gather(x, dim, index)
+
+
+@lowers(aten.scatter_add.default)
+def _scatter_add(lower, node, x, dim, index, src):
+    """A scatter_add into zeros (a gather's gradient) runs ATen's scatter_add_ on zeros made for
+    it, not on a copy of a zeros buffer (aten_calls.py); any other stays the traced call."""
+    if not (is_node(x) and is_node(index) and is_node(src)) or x.kind != Kind.CONST or \
+            x.attrs["value"] != 0 or math.copysign(1.0, x.attrs["value"]) < 0 or x.dtype != src.dtype or \
+            not all(isinstance(s, int) for s in x.shape):
+        raise Unsupported("scatter_add: not into zeros of a static shape")
+    val = lower.meta(node)
+    lower.externs.append(str(node.target))
+    return lower.g.extern(scatter_add_into_zeros, [tuple(x.shape), dim, index, src], {},
+                          tuple(val.shape), val.dtype, tuple(val.stride()))
 
 
 @lowers(aten.clamp.default, aten.clamp.Tensor)
