@@ -45,6 +45,8 @@ OPTIMIZERS = {
     "sgd-nesterov": lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.8, nesterov=True),
     "adamw": lambda ps: torch.optim.AdamW(ps, lr=0.01, weight_decay=0.05),
     "adam-maximize": lambda ps: torch.optim.Adam(ps, lr=0.01, maximize=True),
+    "adamw-amsgrad": lambda ps: torch.optim.AdamW(ps, lr=0.01, weight_decay=0.05, amsgrad=True),
+    "adam-amsgrad": lambda ps: torch.optim.Adam(ps, lr=0.02, amsgrad=True, weight_decay=1e-2),
 }
 
 
@@ -96,6 +98,31 @@ def test_step_trains_as_eager(name):
     assert se["state"].keys() == sc["state"].keys()
     for k in se["state"]:
         _assert_close_state(se["state"][k], sc["state"][k])
+
+
+@pytest.mark.parametrize("name", ["adamw-amsgrad", "adam-amsgrad"])
+def test_amsgrad_keeps_the_running_maximum(name):
+    """amsgrad divides by the running maximum of exp_avg_sq (state 'max_exp_avg_sq', made with
+    the rest of the state): where the second moment fell, the maximum is what the update used."""
+    me, oe, mc, oc, step = _train_pair(OPTIMIZERS[name], steps=6)
+    assert step.compiled_steps == 6 and step.eager_steps == 0 and len(step.programs) == 1
+    _assert_close_state(me.state_dict(), mc.state_dict())
+    for pe, pc in zip(me.parameters(), mc.parameters()):
+        se, sc = oe.state[pe], oc.state[pc]
+        assert sorted(sc) == sorted(se) == ["exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step"]
+        _assert_close_state(dict(sorted(se.items())), dict(sorted(sc.items())))
+    fell = sum(int((oc.state[p]["max_exp_avg_sq"] > oc.state[p]["exp_avg_sq"]).sum()) for p in mc.parameters())
+    assert fell > 0, "no second moment fell: the maximum was never used"
+
+
+def test_amsgrad_turned_on_after_the_state_was_made_is_refused():
+    m = Net(0.0)
+    opt = torch.optim.Adam(m.parameters(), lr=0.01)
+    step = bessemer.compile_step(m, opt, loss_fn, **CFG)
+    step(*_data(1)[0])
+    opt.param_groups[0]["amsgrad"] = True
+    with pytest.raises(ValueError, match="no 'max_exp_avg_sq'"):
+        step(*_data(1)[0])
 
 
 def test_dropout_masks_are_eagers():

@@ -43,7 +43,7 @@ longer a parameter of the model is a ValueError naming it (eager would silently 
 it and the model's new parameter untrained).
 
 Supported: SGD (momentum, dampening, nesterov, weight decay, maximize), Adam and
-AdamW (weight decay, maximize; not amsgrad), float32/float64 parameters. Anything
+AdamW (weight decay, maximize, amsgrad), float32/float64 parameters. Anything
 else runs the same step eagerly with one warning, or raises StepCompileError under
 `fallback="error"`.
 """
@@ -82,8 +82,6 @@ def _kind(opt: torch.optim.Optimizer) -> tuple[Optional[str], Optional[str]]:
         for flag in ("foreach", "fused", "capturable", "differentiable"):
             if g.get(flag):
                 return None, f"{flag}=True"
-        if kind == "adam" and g.get("amsgrad"):
-            return None, "amsgrad=True"
         for p in g["params"]:
             if p.dtype not in (torch.float32, torch.float64) or p.layout != torch.strided:
                 return None, f"a parameter has dtype {p.dtype} and layout {p.layout}"
@@ -459,14 +457,25 @@ class CompiledStep:
             states.extend(None if b is None else [b] for b in bufs)
             return tuple(b is not None for b in bufs)
         from torch.optim.optimizer import _get_scalar_dtype
+        amsgrad = bool(group.get("amsgrad", False))
         for p in group["params"]:
             st = opt.state[p]
             if len(st) == 0:
                 st["step"] = torch.tensor(0.0, dtype=_get_scalar_dtype())
                 st["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
                 st["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                if amsgrad:
+                    st["max_exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
                 self._created.append(p)    # dropped after the step if p gets no gradient
-            states.append([st["exp_avg"], st["exp_avg_sq"], st["step"]])
+            if not amsgrad:
+                states.append([st["exp_avg"], st["exp_avg_sq"], st["step"]])
+            elif "max_exp_avg_sq" in st:
+                # optim_rules.update's order: exp_avg, exp_avg_sq, step, max_exp_avg_sq
+                states.append([st["exp_avg"], st["exp_avg_sq"], st["step"], st["max_exp_avg_sq"]])
+            else:
+                raise ValueError("bessemer.compile_step: amsgrad=True, but the optimizer state of a parameter "
+                                 "has no 'max_exp_avg_sq' (amsgrad was turned on after its state was made; "
+                                 "torch's Adam fails on it too)")
         return (True,) * len(group["params"])
 
     def _drop_unused(self, prog: _StepProgram) -> None:
