@@ -351,7 +351,7 @@ class CompiledStep:
         kind, why = _kind(self.optimizer)     # a new group may carry flags the program lacks
         if why is not None:
             self._opt_tensors = None         # under fallback="error" every call raises again
-            self._fallback(why)
+            self._fallback(why, stacklevel=4)     # the caller of step()
             self.why = why
 
     def _buffers(self) -> list:
@@ -365,11 +365,11 @@ class CompiledStep:
         return buffers
 
     # -- the eager step, for what the program does not cover -------------------------
-    def _fallback(self, why: str) -> None:
+    def _fallback(self, why: str, stacklevel: int = 3) -> None:
         msg = f"bessemer: the whole step runs eagerly (compile_step): {why}"
         if self.config.fallback == "error":
             raise StepCompileError(msg)
-        warnings.warn(msg, stacklevel=3)
+        warnings.warn(msg, stacklevel=stacklevel)
 
     def _eager(self, args, kwargs) -> torch.Tensor:
         self.optimizer.zero_grad(set_to_none=True)
