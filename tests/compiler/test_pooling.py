@@ -82,6 +82,27 @@ def test_a_stem_pool_is_a_kernel_not_an_aten_call():
     assert "max_pool2d_with_indices" not in fw.schedule_text and fw.n_kernels == 1, fw.schedule_text
 
 
+
+def test_a_stem_pool_reads_its_batchnorm_relu_input_from_memory():
+    """A 3x3/2 pool over BatchNorm + ReLU reads each input element in nine windows: the
+    activation is computed once into a buffer (fuse.MANY_READS), not nine times inside the
+    pool's kernel, and the step trains as eager."""
+    torch.manual_seed(0)
+    ref = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1, bias=False), torch.nn.BatchNorm2d(8),
+                              torch.nn.ReLU(), torch.nn.MaxPool2d(3, stride=2, padding=1))
+    model = _compiled(copy.deepcopy(ref))
+    x = torch.randn(2, 3, 16, 16)
+    out_c, out_e = model(x), ref(x)
+    out_c.square().sum().backward()
+    out_e.square().sum().backward()
+    torch.testing.assert_close(out_c, out_e)
+    for a, b in zip(ref.parameters(), model.parameters()):   # float32 BatchNorm over 2 images
+        torch.testing.assert_close(b.grad, a.grad, rtol=1e-3, atol=1e-4)
+    fw = [cg for cg in model.forward._bessemer_backend.compiled if cg.name.startswith("forward")][0]
+    assert "max_pool2d_with_indices" not in fw.schedule_text
+    # the BatchNorm's 1 / sqrt(var + eps) once per element computed, not once per window position
+    assert fw.source.count("sqrtf(") <= 2, fw.source
+
 def test_a_cnn_trains_as_eager():
     torch.manual_seed(0)
     ref = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
