@@ -39,6 +39,10 @@ OPS = {
     "log2": (torch.log2, 1, "pos", True),
     "sqrt": (torch.sqrt, 1, "pos", True),
     "rsqrt": (torch.rsqrt, 1, "pos", True),
+    # an index computed in the graph, provably in range: a gather inside the kernel (ir/ranges.py),
+    # its gradient a scatter_add into zeros
+    "gather_reversed": (lambda a: a.gather(-1, (a.shape[-1] - 1 - torch.arange(a.shape[-1], device=a.device))
+                                           .expand(a.shape)), 1, "any", True),
     "sin": (torch.sin, 1, "any", True),
     "cos": (torch.cos, 1, "any", True),
     "tanh": (torch.tanh, 1, "any", True),

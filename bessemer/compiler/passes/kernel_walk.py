@@ -151,8 +151,11 @@ class Walker:
         cache[(n, m, ())] = value
 
     def _inner_dims(self) -> list:
-        dims = self.k.red if self.hoist_dims is None else self.hoist_dims
-        return [d for d in dims if self.k.shape[d] != 1]
+        if self.hoist_dims is not None:
+            # before every loop: a size-1 dim has its loop too, and an address naming its
+            # variable must stay inside it
+            return list(self.hoist_dims)
+        return [d for d in self.k.red if self.k.shape[d] != 1]
 
     def _guard_invariant(self) -> bool:
         """Does the current guard stay the same along the reduced dims?"""
@@ -202,8 +205,9 @@ class Walker:
         if (n in self.row_vals or n in self.acc) and self.aligned_row(n, m):
             r = True
         elif self.is_buffer(n) or n.kind == Kind.REDUCE:
+            # (before every loop, a size-1 dim of n read at a loop variable still names it)
             r = n.kind != Kind.REDUCE and free_of_inner(
-                [row for j, row in enumerate(m.coef) if n.shape[j] != 1])
+                [row for j, row in enumerate(m.coef) if n.shape[j] != 1 or self.hoist_dims is not None])
         elif n.kind == Kind.CONST:
             r = True
         elif n.kind == Kind.IOTA:
