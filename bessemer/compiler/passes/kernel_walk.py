@@ -205,9 +205,7 @@ class Walker:
         if (n in self.row_vals or n in self.acc) and self.aligned_row(n, m):
             r = True
         elif self.is_buffer(n) or n.kind == Kind.REDUCE:
-            # (before every loop, a size-1 dim of n read at a loop variable still names it)
-            r = n.kind != Kind.REDUCE and free_of_inner(
-                [row for j, row in enumerate(m.coef) if n.shape[j] != 1 or self.hoist_dims is not None])
+            r = n.kind != Kind.REDUCE and free_of_inner(self._read_rows(n, m))
         elif n.kind == Kind.CONST:
             r = True
         elif n.kind == Kind.IOTA:
@@ -224,11 +222,17 @@ class Walker:
             r = free_of_inner([m.coef[d] for d in padded]) and self._invariant(n.args[0], m.compose(n.pad_map()))
         elif n.kind == Kind.GATHER:
             # the same element wherever its position is (its index then is too)
-            r = free_of_inner([row for j, row in enumerate(m.coef) if n.shape[j] != 1])
+            r = free_of_inner(self._read_rows(n, m))
         else:
             r = False
         self.inv_cache[key] = r
         return r
+
+    def _read_rows(self, n: Node, m: IndexMap) -> list:
+        """The rows of m whose loop variables an element of n read at m names: those of n's dims
+        of more than one element, and before every loop (a pointwise kernel's hoist) a size-1
+        dim's too, whose variable its address still names."""
+        return [row for j, row in enumerate(m.coef) if n.shape[j] != 1 or self.hoist_dims is not None]
 
     def is_buffer(self, n: Node) -> bool:
         return n.kind in Group.BUFFERS or n in self.sched.realized
