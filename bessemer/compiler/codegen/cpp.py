@@ -75,13 +75,19 @@ def _aten_vector_erf() -> bool:
 def preamble() -> str:
     lines = ["#include <cmath>", "#include <cstdint>", "#include <cstdlib>", "#include <cstring>", "#include <algorithm>", "#include <limits>",
              "#include <omp.h>", ""]
+    # `const`: these functions read no memory and, under -fno-math-errno, write none; sinf and
+    # cosf are no builtins (build.py's flags), and without the attribute gcc would not know it
+    lines.append('extern "C" {')
     if _use_mvec():
-        lines.append('extern "C" {')
         for f in _MVEC_F:
-            lines += ["#pragma omp declare simd notinbranch", f"float {f}(float) noexcept;"]
+            lines += ["#pragma omp declare simd notinbranch", f"float {f}(float) noexcept __attribute__((const));"]
         for f in _MVEC_F2:
-            lines += ["#pragma omp declare simd notinbranch", f"float {f}(float, float) noexcept;"]
-        lines.append("}")
+            lines += ["#pragma omp declare simd notinbranch",
+                      f"float {f}(float, float) noexcept __attribute__((const));"]
+    else:
+        lines += ["float sinf(float) noexcept __attribute__((const));",
+                  "float cosf(float) noexcept __attribute__((const));"]
+    lines.append("}")
     lines.append(r'''
 static inline float bf16_load(uint16_t v) { uint32_t u = ((uint32_t)v) << 16; float f; std::memcpy(&f, &u, 4); return f; }
 static inline uint16_t bf16_store(float f) {

@@ -5,6 +5,7 @@
     sizes.py          FX metadata at one concrete shape (SizeBinding)
     pooling.py        max pooling decomposed into pointwise work
     nan_semantics.py  decompositions that keep eager's NaN behaviour
+    attention.py      attention's bf16 / fp16 CPU backward from the saved log-sum-exp
 
 In: an ATen FX graph (and the decompositions capture traces it with). Out: an ir.Graph.
 """
