@@ -1,4 +1,5 @@
-"""Graph-level passes: dead code, common subexpressions, constants, algebra, views.
+"""Graph-level passes: dead code, common subexpressions, constants, algebra, views, casts
+moved past reshapes and gathers.
 
 Each pass takes a Graph and returns a Graph. The algebraic rules are one table:
 a rule looks at a pointwise node and returns the node to use instead, or None.
@@ -12,9 +13,9 @@ from typing import Callable, Optional
 import torch
 
 from bessemer.compiler.ir.symbolic import Dim
-from bessemer.compiler.ir.graph import Graph, Group, Kind, Node
-from bessemer.compiler.ir.ops import OPS
-from bessemer.compiler.ir.views import is_contiguous
+from bessemer.compiler.ir.graph import Graph, Group, Kind, Node, _map_nodes
+from bessemer.compiler.ir.ops import CAST, OPS
+from bessemer.compiler.ir.views import is_contiguous, layout_of
 
 # ------------------------------------------------------------------------------
 # dce: drop nodes nothing (transitively) reaches from the output. Externs that
@@ -188,7 +189,9 @@ def _pow3(g: Graph, n: Node) -> Node:
 
 
 def simplify(g: Graph) -> Graph:
-    """Apply RULES to every pointwise node until nothing changes."""
+    """Move casts past reshapes and gathers (sink_casts), then apply RULES to every
+    pointwise node until nothing changes."""
+    sink_casts(g)
     for _ in range(4):
         mapping: dict[Node, Node] = {}
         new_nodes: list[Node] = []
@@ -223,6 +226,119 @@ def _resolve(mapping, x):
     while x in mapping:
         x = mapping[x]
     return x
+
+
+# ------------------------------------------------------------------------------
+# sink_casts: a dtype conversion commutes exactly with every data movement (a reshape,
+# a view, a gather). Where a reshape (a reinterpret: a layout only memory can give) or
+# an ATen gather (which needs a tensor) sits on a cast, the cast would be realized, a
+# full-size buffer of the converted dtype; moved to the other side, it is computed
+# inside the kernels that read it, or is realized in the narrower dtype. A bf16
+# cross-entropy (`cross_entropy(logits.float(), labels)` on bf16 logits: a reshape of
+# the upcast, read by the log-softmax, and the target logit gathered from it; in the
+# backward a reshape of the fp32 gradient cast back to bf16) is the case.
+# ------------------------------------------------------------------------------
+def _is_cast(n: Node) -> bool:
+    return n.kind == Kind.POINTWISE and n.op == CAST
+
+
+def _cast_of(g: Graph, like: Node, x: Node) -> Node:
+    """`like`'s conversion (its dtype and attributes) applied to x."""
+    return g.add(Node(Kind.POINTWISE, [x], x.shape, like.dtype, dict(like.attrs)))
+
+
+def _reshape_of_cast(g: Graph, n: Node) -> Optional[Node]:
+    """reinterpret(cast(x)) -> cast(reinterpret(x's memory)) where x is memory laid out as a
+    new tensor would be (a reshape of a bf16 matmul's output, upcast): the reinterpret reads
+    the cast's value as if it were stored contiguous, which x's memory is, element for
+    element. A cast of a computed x stays: moved, it would realize x instead."""
+    c = n.args[0]
+    if not _is_cast(c):
+        return None
+    lay = layout_of(c.args[0])
+    if lay is None or not is_contiguous(c.args[0].shape, lay[1]):
+        return None
+    base, _, off = lay
+    rv = g.add(Node(Kind.REINTERPRET, [base], n.shape, base.dtype,
+                    {"strides": n.view_strides, "offset": off + n.view_offset, "what": n.attrs["what"]}))
+    return _cast_of(g, c, rv)
+
+
+def _cast_of_reshape(g: Graph, n: Node, users: dict) -> Optional[Node]:
+    """cast(reshape(y)) -> reshape(cast(y)) for a dense reshape (contiguous strides, offset 0)
+    of a computed y read by nothing else, when the cast narrows (fp32 -> bf16): the reshape
+    needs memory, and the narrower value is what is stored (y is then computed inside the
+    kernel that stores the cast; before, y was stored at its wider width and cast on each
+    read). A widening cast stays: moved, it would store the wider value. So does one where
+    y or its reshape has another reader: that one keeps y stored, and moved, the cast would
+    store a second copy."""
+    rv = n.args[0]
+    if rv.kind != Kind.REINTERPRET or rv.view_offset != 0 or not is_contiguous(rv.shape, rv.view_strides):
+        return None
+    y = rv.args[0]
+    if y.kind not in Group.COMPUTED or n.dtype.itemsize > y.dtype.itemsize:
+        return None
+    if users.get(y) != [rv] or users.get(rv) != [n]:
+        return None
+    c = _cast_of(g, n, y)
+    return g.add(Node(Kind.REINTERPRET, [c], n.shape, n.dtype, dict(rv.attrs)))
+
+
+def _gather_of_cast(g: Graph, n: Node) -> Optional[Node]:
+    """aten.gather(views of cast(x), dim, index) -> cast(aten.gather(views of x, dim, index)):
+    the ATen gather (an index not proved in range stays ATen's, which checks it) reads x's
+    memory, or x realized in its own dtype, and only the gathered elements are converted. A
+    narrowing cast of a computed x stays: moved, x would be stored at its wider width."""
+    if n.attrs["target"] is not torch.ops.aten.gather.default or n.attrs.get("n_outputs"):
+        return None
+    args = n.attrs["args"]
+    if not args or not isinstance(args[0], Node):
+        return None
+    views = []
+    src = args[0]
+    while src.kind == Kind.VIEW:
+        views.append(src)
+        src = src.args[0]
+    if not _is_cast(src):
+        return None
+    x = src.args[0]
+    if layout_of(x) is None and src.dtype.itemsize < x.dtype.itemsize:
+        return None
+    for v in reversed(views):
+        x = g.add(Node(Kind.VIEW, [x], v.shape, x.dtype, dict(v.attrs)))
+    e = g.extern(n.target, [x] + list(args[1:]), n.attrs["kwargs"], n.shape, x.dtype, n.stride)
+    return _cast_of(g, src, e)
+
+
+def sink_casts(g: Graph) -> Graph:
+    """One pass in graph order applying the three moves above (a reshape of a cast of memory,
+    a narrowing cast of a reshape, an ATen gather of a cast)."""
+    users = g.users()
+    mapping: dict[Node, Node] = {}
+    new_nodes: list[Node] = []
+    for n in list(g.nodes):
+        n.args = [_resolve(mapping, a) for a in n.args]
+        if n.kind == Kind.EXTERN:
+            n.attrs["args"] = _map_nodes(n.attrs["args"], lambda a: _resolve(mapping, a))
+            n.attrs["kwargs"] = _map_nodes(n.attrs["kwargs"], lambda a: _resolve(mapping, a))
+        before = len(g.nodes)
+        repl = None
+        if n.kind == Kind.REINTERPRET:
+            repl = _reshape_of_cast(g, n)
+        elif _is_cast(n):
+            repl = _cast_of_reshape(g, n, users)
+        elif n.kind == Kind.EXTERN:
+            repl = _gather_of_cast(g, n)
+        # nodes a rule created were appended to g.nodes; place them before n
+        new_nodes.extend(g.nodes[before:])
+        del g.nodes[before:]
+        if repl is not None:
+            mapping[n] = repl
+        else:
+            new_nodes.append(n)
+    g.nodes = new_nodes
+    g.replace_uses(mapping)
+    return dce(g)
 
 
 # ------------------------------------------------------------------------------
