@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-full fuzz bench tested-models small-models conv-nets venv clean
+.PHONY: bf16-models demo test test-full fuzz bench tested-models small-models conv-nets venv clean
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(BIN)/pip || $(PY) -m venv --clear $(VENV)
@@ -55,6 +55,12 @@ small-models: $(STAMP)
 # not the steps, so the warm-start processes are left out to keep it near ten minutes
 conv-nets: $(STAMP)
 	$(BIN)/bessemer bench resnet18 mobilenet-v2 efficientnet-b0 densenet121 regnet-y-040 convnext-tiny resnet50 cnn --scale small --modes eager,inductor,bessemer --steps 10 --warmup 2 --no-warm --out bench-out/conv-nets --page docs/conv-nets.md --title "Conv nets"
+
+# gpt2, llama and bert-base-uncased with the forward under bf16 autocast in every mode (eager,
+# Inductor, bessemer), at scale small; on a CPU without AVX512-BF16 or AMX torch emulates bf16
+# and the rows say little (the page records the CPU and the bf16 matmul peak)
+bf16-models: $(STAMP)
+	$(BIN)/bessemer bench gpt2 llama bert-base-uncased --scale small --dtype bf16 --steps 10 --warmup 2 --no-warm --out bench-out/bf16 --page docs/bf16-models.md --title "bf16 autocast"
 
 clean:
 	rm -rf $(VENV) build *.egg-info
