@@ -6,7 +6,9 @@ buffers, reductions and per-row values; every address is first a linear form ove
 the kernel's *domain* dims (a `DomainIndex`), because which adjacent dims merge into
 one loop is known only once every access is seen; `relabel` then rewrites each into
 an `Index` over the loop variables. Values that stay the same along the reduced dims
-are hoisted out of the inner loop (`hoist`).
+are hoisted out of the inner loop (`hoist`); in a C++ pointwise kernel, values no element
+changes go before every loop (`hoist`), and costly ones the same along the innermost loop
+before that loop (`row_hoist`).
 
 A Walker is used for one attempt at one kernel: a target that tries one structure
 and falls back to another walks the kernel again with a fresh Walker.
@@ -22,12 +24,17 @@ import torch
 from bessemer.compiler.ir.graph import Group, IndexMap, Kind, Node
 from bessemer.compiler.ir.loops import (CodegenError, Const, Index, Indirect, Iota, Let, Load, Op, Param, Range, Round,
                                         Select, Store, Temp, map_tree, walk)
-from bessemer.compiler.ir.ops import OPS
+from bessemer.compiler.ir.ops import OPS, is_transcendental
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, member_role, normalize_map, outer_map
 from bessemer.compiler.ir.symbolic import Dim, hint, symbols_in
 from bessemer.compiler.ir.views import contiguous_strides, layout_of
 
 LOW_FLOATS = (torch.bfloat16, torch.float16)
+
+# A value the same along a C++ pointwise kernel's inner loop is computed once per row when
+# its ops per element reach this (a transcendental counts this much by itself): see
+# Walker.worth_hoisting
+ROW_HOIST_MIN_OPS = 3
 
 
 def _int(c):
@@ -64,6 +71,11 @@ class Walker:
         # the dims a hoisted value must not vary along: a reduction kernel's reduced dims (values
         # computed once per row); every dim of a pointwise kernel that hoists (once per call)
         self.hoist_dims: Optional[list] = None
+        # a C++ pointwise kernel's second level: values that stay the same along `row_dims` (the
+        # innermost loop's) but not along every dim, worth computing once per iteration of the
+        # outer loops (`worth_hoisting`), go to `row_hoist` (statements, cache)
+        self.row_hoist: Optional[tuple[list, dict]] = None
+        self.row_dims: Optional[list] = None
         self.inv_cache: dict = {}
         # temporaries holding a value of a bf16 / fp16 dtype exactly (rounded to it, or loaded):
         # name -> that dtype. A store of one into a buffer of that dtype needs no rounding.
@@ -128,11 +140,17 @@ class Walker:
         key = (n, m, self.guard)
         if key in cache:
             return cache[key]
-        hoisted = self.hoist is not None and not top and self._invariant(n, m) and self._guard_invariant()
-        if hoisted:
-            # the same for every element of the row: computed once, before the loop
-            lines, cache = self.hoist
-            if key in cache:
+        hoisted = False
+        if self.hoist is not None and not top:
+            if self._invariant(n, m) and self._guard_invariant():
+                # the same for every element of the row: computed once, before the loop
+                hoisted = True
+                lines, cache = self.hoist
+            elif self._row_hoists(n, m, key, lines):
+                # the same along the innermost loop: once per iteration of the outer loops
+                hoisted = True
+                lines, cache = self.row_hoist
+            if hoisted and key in cache:
                 return cache[key]
         r = self._expr(n, m, lines, cache, top)
         if hoisted and self.is_buffer(n) and n not in self.row_vals and n not in self.acc:
@@ -150,6 +168,45 @@ class Walker:
         """Later reads of n at map m (outside any pad's condition) take `value`."""
         cache[(n, m, ())] = value
 
+    def _row_hoists(self, n: Node, m: IndexMap, key, lines: list) -> bool:
+        """Does n at m go to the per-row statements (`row_hoist`)? Not from inside them (its
+        value is computed there anyway)."""
+        if self.row_hoist is None or lines is self.row_hoist[0]:
+            return False
+        if not (self._invariant(n, m, self.row_dims) and self._guard_invariant(self.row_dims)):
+            return False
+        return key in self.row_hoist[1] or self.worth_hoisting(n, m)
+
+    def worth_hoisting(self, n: Node, m: IndexMap) -> bool:
+        """Is computing n at m once per row instead of once per element worth a value held
+        across the inner loop? When it holds a transcendental (exp, log, a division: gcc
+        does not move a vector libm call out of a loop) or ROW_HOIST_MIN_OPS cheap ops (a
+        bf16 / fp16 result's rounding counts one more). A load and an op or two cost one
+        vector instruction per 8 elements, and gcc hoists those itself: moved out of the
+        loop, they save nothing. Each (node, map) counts once, as the walk computes it once;
+        the count stops at the threshold."""
+        cost, seen, stack = 0, set(), [(n, m)]
+        while stack and cost < ROW_HOIST_MIN_OPS:
+            x, xm = stack.pop()
+            if (x, xm) in seen or self.is_buffer(x) or self._invariant(x, xm):
+                continue   # a load, or a value computed once before every loop
+            seen.add((x, xm))
+            if x.kind == Kind.VIEW:
+                stack.append((x.args[0], xm.compose(x.index_map)))
+            elif x.kind == Kind.PAD:
+                cost += 1
+                stack.append((x.args[0], xm.compose(x.pad_map())))
+            elif x.kind == Kind.GATHER:
+                cost += 1
+                stack.append((x.args[1], xm))
+            elif x.kind == Kind.POINTWISE:
+                if not (x.op == "cast" and x.args[0].dtype == x.dtype):   # a copy is its argument
+                    cost += ROW_HOIST_MIN_OPS if x.op in OPS and is_transcendental(x.op) else 1
+                    if x.dtype in LOW_FLOATS and not (x.op in OPS and OPS[x.op].exact_in_low):
+                        cost += 1
+                stack += [(a, xm) for a in x.args]
+        return cost >= ROW_HOIST_MIN_OPS
+
     def _inner_dims(self) -> list:
         if self.hoist_dims is not None:
             # before every loop: a size-1 dim has its loop too, and an address naming its
@@ -157,9 +214,9 @@ class Walker:
             return list(self.hoist_dims)
         return [d for d in self.k.red if self.k.shape[d] != 1]
 
-    def _guard_invariant(self) -> bool:
-        """Does the current guard stay the same along the reduced dims?"""
-        inner = self._inner_dims()
+    def _guard_invariant(self, dims: Optional[list] = None) -> bool:
+        """Does the current guard stay the same along the reduced dims (or along `dims`)?"""
+        inner = self._inner_dims() if dims is None else dims
         return all(r.index.coef[d] == 0 for r in self.guard for d in inner)
 
     def _guard_reaches(self, lin: DomainIndex) -> bool:
@@ -192,12 +249,12 @@ class Walker:
         want = outer_map(self.k.shape, self.k.red, n.shape)
         return want is not None and normalize_map(want, n.shape) == normalize_map(m, n.shape)
 
-    def _invariant(self, n: Node, m: IndexMap) -> bool:
-        """Does the value of n at map m stay the same along the reduced dims?"""
-        key = (n, m)
+    def _invariant(self, n: Node, m: IndexMap, dims: Optional[list] = None) -> bool:
+        """Does the value of n at map m stay the same along the reduced dims (or along `dims`)?"""
+        key = (n, m, None if dims is None else tuple(dims))
         if key in self.inv_cache:
             return self.inv_cache[key]
-        inner = self._inner_dims()
+        inner = self._inner_dims() if dims is None else dims
 
         def free_of_inner(coefs_rows) -> bool:
             return all(row[k] == 0 for row in coefs_rows for k in inner)
@@ -211,15 +268,16 @@ class Walker:
         elif n.kind == Kind.IOTA:
             r = free_of_inner([m.coef[n.attrs["dim"]]])
         elif n.kind == Kind.VIEW:
-            r = self._invariant(n.args[0], m.compose(n.index_map))
+            r = self._invariant(n.args[0], m.compose(n.index_map), dims)
         elif n.kind == Kind.REINTERPRET:
             st, _ = m.map_strides(n.view_strides)
             r = all(st[k] == 0 for k in inner)
         elif n.kind == Kind.POINTWISE:
-            r = all(self._invariant(a, m) for a in n.args)
+            r = all(self._invariant(a, m, dims) for a in n.args)
         elif n.kind == Kind.PAD:
             padded = [d for d, (s, t) in enumerate(zip(n.args[0].shape, n.shape)) if s != t or n.pad_lo[d]]
-            r = free_of_inner([m.coef[d] for d in padded]) and self._invariant(n.args[0], m.compose(n.pad_map()))
+            r = free_of_inner([m.coef[d] for d in padded]) and \
+                self._invariant(n.args[0], m.compose(n.pad_map()), dims)
         elif n.kind == Kind.GATHER:
             # the same element wherever its position is (its index then is too)
             r = free_of_inner(self._read_rows(n, m))
