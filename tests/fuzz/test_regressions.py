@@ -184,3 +184,69 @@ def test_batch_norm_over_index_add_with_a_strided_weight():
         Input((7, 8), 'float32', grad=True, seed=8068),
         Input((8,), 'float32', layout='s', seed=8069),
     ], seed=126)
+
+
+def test_sum_over_an_empty_dim_is_zero():
+    """A sum over a size-0 dim was a kernel looping zero times around a load named
+    before the loop at its variable (gcc: `r0` was not declared); it is the constant 0."""
+    def prog(a0, a1):
+        v1 = a0.narrow(0, 0, 0)
+        v2 = v1.sum(dim=(0,))
+        v3 = a1[:, :0].prod(1)
+        return (v2, v3 * 2)
+    assert_like_eager(prog, [
+        Input((1,), 'int64', seed=333760),
+        Input((4, 1), 'float32', grad=True, seed=333761),
+    ], seed=5215)
+
+
+def test_amin_gradient_where_the_input_is_a_libm_value():
+    """amin's gradient tests eq(amin, sin(a0)): the backward recomputed sin(a0) in a
+    kernel gcc left scalar, the forward's amin took it from the vector sinf, one bit
+    apart, and the minimum's gradient was 0. The compared value is saved instead."""
+    def prog(a0):
+        v0 = a0.sin()
+        v2 = torch.amin(v0, (0, 2), keepdim=False)
+        return (v2,)
+    assert_like_eager(prog, [
+        Input((1, 3, 10), 'float32', grad=True, seed=333952),
+    ], seed=5218)
+
+
+def test_0d_kernel_reads_a_value_it_stores_after_the_store():
+    """In a 0-d kernel every value is the same for every element and went before the
+    loops, a load of a buffer the kernel itself writes (an input clamped in place)
+    included: it read the value from before the update."""
+    def prog(a0, a1):
+        a0.clamp_(min=-0.3)
+        v0 = a0.reshape(1,)
+        v3 = v0.squeeze()
+        v4 = torch.sub(a1, v3, alpha=0.5)
+        return (v4,)
+    assert_like_eager(prog, [
+        Input((), 'float32', seed=27712),
+        Input((), 'float32', seed=27713),
+    ], seed=433)
+
+
+def test_0d_kernel_reads_a_stored_value_it_also_saves():
+    def prog(a0, a1):
+        v2 = torch.addcmul(a1.float(), a1, a0, value=0.5)
+        return (v2,)
+    assert_like_eager(prog, [
+        Input((), 'float32', grad=True, seed=336899),
+        Input((), 'int64', seed=336900),
+    ], seed=5264)
+
+
+def test_bf16_var_mean_rounds_once():
+    """A bf16 var_mean is computed in float32 and rounded once, as ATen's kernel does;
+    each step rounded to bf16, the mean of three values was 9% off."""
+    def prog(a0, a1):
+        v0, v1 = torch.var_mean(a0, (0, 1, -1), keepdim=False)
+        v3 = torch.addcmul(v1.float(), v1, a1, value=0.5)
+        return (v3, v0)
+    assert_like_eager(prog, [
+        Input((1, 1, 3), 'bfloat16', seed=68928),
+        Input((), 'float32', seed=68930),
+    ], seed=1077)

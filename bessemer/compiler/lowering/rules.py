@@ -592,6 +592,10 @@ def _var(lower, x, dims, correction, keepdim, out):
     rank = len(x.shape)
     dims = list(range(rank)) if not dims else [d % rank for d in ([dims] if isinstance(dims, int) else dims)]
     n = math.prod(x.shape[d] for d in dims)
+    # a bf16 / fp16 variance and mean are computed in float32 and rounded once at the end, as
+    # ATen's var_mean kernel does (rounded at each step, a bf16 mean of 3 values was 9% off)
+    out_dt = out
+    out = torch.float32 if out in (torch.bfloat16, torch.float16) else out
     xs = g.cast(x, out)
     # The values are shifted by the first one of their row before summing: the
     # mean of a constant row is then that value exactly, so layer norm of such a
@@ -613,7 +617,7 @@ def _var(lower, x, dims, correction, keepdim, out):
     if shift is not None:
         mean_k = pointwise(g, "add", [mean_k, shift], out)
     mean = mean_k if keepdim else reshape(g, mean_k, var.shape)
-    return var, mean
+    return g.cast(var, out_dt), g.cast(mean, out_dt)
 
 
 @lowers(aten.var.correction)

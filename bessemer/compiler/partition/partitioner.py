@@ -249,6 +249,32 @@ def _analyze(gm: fx.GraphModule, num_fwd_outputs: int) -> _Joint:
                   forward, backward, {n: i for i, n in enumerate(g.nodes)}, mutated)
 
 
+def _equality_tests(j: _Joint, kinds: dict) -> tuple[set, set]:
+    """The equality tests of two tensors that only the backward needs (amax / amin's
+    gradient: eq(result, input)), and the forward values they compare (through views).
+
+    Such a test holds only where both sides are the very same bits; a value computed
+    twice is not when its op is a libm call (gcc's vector sinf for most of a loop, the
+    scalar one for its remainder: they differ in the last bit). So a compared value is
+    saved, never recomputed: the forward stores it and its reduction reads it there (as
+    eager does), the backward reads the same buffer; the test itself runs in the
+    backward, not in the forward, where a kernel would compute the value afresh. This
+    trades the compared value's memory (eager's amax / amin keep their input too) for a
+    gradient at the extremum."""
+    aten = torch.ops.aten
+    tests, compared = set(), set()
+    for n in j.g.nodes:
+        if n.op != "call_function" or n.target not in (aten.eq.Tensor, aten.ne.Tensor) or n in j.forward:
+            continue
+        tests.add(n)
+        for a in n.all_input_nodes:
+            while kinds[a].kind == OpClass.VIEW and a.args and isinstance(a.args[0], fx.Node):
+                a = a.args[0]
+            if a.op != "placeholder" and a not in j.backward and is_tensor(a):
+                compared.add(a)
+    return tests, compared
+
+
 # -- the cut -------------------------------------------------------------------------------
 @dataclass
 class _Cut:
@@ -268,6 +294,7 @@ class _Network:
         self.checkpointed = sum(1 for n in j.g.nodes if _checkpoint_policy(n) == "recompute")
         self.bw_needed = {o for o in j.bwd_outputs if isinstance(o, fx.Node)}
         self.lowered = lowered
+        self.tests, self.compared = _equality_tests(j, self.kinds)
         self.returned = set()      # returned values, and the bases of returned views
         for o in j.fwd_outputs:
             while isinstance(o, fx.Node) and o not in self.returned:
@@ -312,23 +339,25 @@ class _Network:
             k = self.kinds[n]
             i, o = n.name + "_in", n.name + "_out"
             policy = _checkpoint_policy(n)
-            if n in j.backward:
+            if n in j.backward or n in self.tests:
                 G.add_edge(i, "sink")               # computed in the backward
                 continue
             if n in self.bw_needed:
                 G.add_edge(o, "sink")               # a gradient that does not depend on a gradient
             if n.op == "placeholder":
                 G.add_edge("source", i)
-            elif policy == "recompute" and not k.never and n not in self.boundaries and not self._of_never(n):
+            elif policy == "recompute" and not k.never and n not in self.boundaries and not self._of_never(n) \
+                    and n not in self.compared:
                 G.add_edge(i, "sink")               # a checkpoint region: recompute
                 continue
             elif n in j.forward:
-                if k.never or policy == "save" or n in self.boundaries or (scale is None and k.banned):
+                if k.never or policy == "save" or n in self.boundaries or (scale is None and k.banned) \
+                        or n in self.compared:
                     G.add_edge("source", i)
                 elif k.cost > 0:
                     c = k.cost if scale is None else k.cost * (scale if k.banned else min(scale, 1.0))
                     G.add_edge("source", i, capacity=c)
-            elif k.never:
+            elif k.never or n in self.compared:
                 G.add_edge("source", i)
             cap = self.save_cost(n)
             if math.isinf(cap):

@@ -262,7 +262,9 @@ class Walker:
         if (n in self.row_vals or n in self.acc) and self.aligned_row(n, m):
             r = True
         elif self.is_buffer(n) or n.kind == Kind.REDUCE:
-            r = n.kind != Kind.REDUCE and free_of_inner(self._read_rows(n, m))
+            # a member this kernel stores is no value before its loops: a load hoisted there
+            # would read its buffer before the store (a 0-d kernel's every value is invariant)
+            r = n.kind != Kind.REDUCE and n not in self.k.stores and free_of_inner(self._read_rows(n, m))
         elif n.kind == Kind.CONST:
             r = True
         elif n.kind == Kind.IOTA:

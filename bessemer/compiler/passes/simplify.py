@@ -182,6 +182,22 @@ RULES: list[tuple[str, str, Callable[[Graph, Node], Optional[Node]]]] = [
 ]
 
 
+# a reduction over no elements is its identity (eager's max / min / argmax of none are errors)
+_EMPTY_REDUCE = {"sum": 0, "prod": 1, "any": False}
+
+
+def _empty_reduce(g: Graph, n: Node) -> Optional[Node]:
+    """sum / prod / any over a dim of size 0 -> its identity: a constant, no kernel (a kernel
+    would loop zero times around values the walk takes as the same at every iteration and
+    names before the loop, at its variable)."""
+    x = n.args[0]
+    if n.op not in _EMPTY_REDUCE or not any(isinstance(s, int) and s == 0 for s in x.shape):
+        return None
+    v = _EMPTY_REDUCE[n.op]
+    v = bool(v) if n.dtype == torch.bool else (float(v) if n.dtype.is_floating_point else int(v))
+    return g.add(Node(Kind.CONST, [], n.shape, n.dtype, {"value": v}, ""))
+
+
 def _pow3(g: Graph, n: Node) -> Node:
     x = n.args[0]
     sq = g.add(Node(Kind.POINTWISE, [x, x], n.shape, n.dtype, {"op": "mul"}))
@@ -206,6 +222,8 @@ def simplify(g: Graph) -> Graph:
                     if repl is not None and repl is not n:
                         break
                     repl = None
+            elif n.kind == Kind.REDUCE:
+                repl = _empty_reduce(g, n)
             # nodes a rule created were appended to g.nodes; place them before n
             created = g.nodes[g_nodes_before:]
             del g.nodes[g_nodes_before:]
