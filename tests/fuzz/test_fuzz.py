@@ -90,3 +90,17 @@ def test_generator_reaches_what_the_fuzzer_promises():
         counts[name] = len(re.findall(pat, text))
     missing = [k for k, v in counts.items() if v == 0]
     assert not missing, (missing, counts)
+
+
+def test_batch_norm_weight_is_never_expanded():
+    """Eager's CPU batch_norm backward reads a stride-0 (expanded) weight past its one
+    element: no oracle for it, so the generator gives batch_norm no such weight (seed
+    6152's a0.grad was memory eager read out of bounds)."""
+    weights = []
+    for seed in range(6100, 6200):
+        p = generate(seed)
+        for ln in p.lines:
+            for m in re.finditer(r"F\.batch_norm\([^,]+, None, None, a(\d+),", ln):
+                weights.append((seed, p.inputs[int(m.group(1))].layout))
+    assert weights, "no batch_norm with a weight among the seeds"
+    assert all(lay != "e" for _, lay in weights), [w for w in weights if w[1] == "e"]
