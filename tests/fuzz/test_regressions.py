@@ -250,3 +250,15 @@ def test_bf16_var_mean_rounds_once():
         Input((1, 1, 3), 'bfloat16', seed=68928),
         Input((), 'float32', seed=68930),
     ], seed=1077)
+
+
+def test_reshape_of_a_permuted_input_times_one():
+    """x * 1 -> x handed reshape(-1)'s reinterpret of the product's (contiguous) memory
+    the permuted input instead: the elements came out in memory order."""
+    def prog(a0):
+        v0 = a0 * 1
+        v1 = v0.reshape(-1,)
+        return (v1,)
+    assert_like_eager(prog, [
+        Input((5, 5, 17), 'float32', layout='t201', seed=414144),
+    ], seed=6471)

@@ -198,6 +198,14 @@ def _empty_reduce(g: Graph, n: Node) -> Optional[Node]:
     return g.add(Node(Kind.CONST, [], n.shape, n.dtype, {"value": v}, ""))
 
 
+def _laid_out_as_new(x: Node) -> bool:
+    """May x replace a computed node a reinterpret reads? That reads the node's memory as
+    a new (contiguous) tensor's, which x's must then be: a computed node, or a contiguous
+    input (x * 1 of a permuted input is not its input's memory: reshape(-1) of it was)."""
+    lay = layout_of(x)
+    return lay is None or (lay[0] is x and is_contiguous(x.shape, lay[1]))
+
+
 def _pow3(g: Graph, n: Node) -> Node:
     x = n.args[0]
     sq = g.add(Node(Kind.POINTWISE, [x, x], n.shape, n.dtype, {"op": "mul"}))
@@ -209,6 +217,7 @@ def simplify(g: Graph) -> Graph:
     pointwise node until nothing changes."""
     sink_casts(g)
     for _ in range(4):
+        reinterpreted = {a for m in g.nodes if m.kind == Kind.REINTERPRET for a in m.args}
         mapping: dict[Node, Node] = {}
         new_nodes: list[Node] = []
         changed = False
@@ -224,6 +233,8 @@ def simplify(g: Graph) -> Graph:
                     repl = None
             elif n.kind == Kind.REDUCE:
                 repl = _empty_reduce(g, n)
+            if repl is not None and n in reinterpreted and not _laid_out_as_new(repl):
+                repl = None
             # nodes a rule created were appended to g.nodes; place them before n
             created = g.nodes[g_nodes_before:]
             del g.nodes[g_nodes_before:]
