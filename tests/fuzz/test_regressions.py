@@ -262,3 +262,16 @@ def test_reshape_of_a_permuted_input_times_one():
     assert_like_eager(prog, [
         Input((5, 5, 17), 'float32', layout='t201', seed=414144),
     ], seed=6471)
+
+
+def test_squeeze_of_a_dim_not_of_size_1_aliases_its_input():
+    """squeeze(0) of a dim of 2 is prims.view_of, an alias: run as an ATen call its
+    result was copied to eager's strides and shared no memory with v0."""
+    def prog(a0, a1):
+        v0 = a0 + a1
+        v4 = v0.squeeze(0)
+        return (v0, v4)
+    assert_like_eager(prog, [
+        Input((2, 2, 1, 2), 'int64', layout='cl', seed=408000),
+        Input((1, 1, 1, 1), 'int64', seed=408001),
+    ], seed=6375)

@@ -420,7 +420,7 @@ def _clone(lower, node, x, memory_format=None):
     return lower.copy(x)
 
 
-@lowers(aten.alias.default, aten.lift_fresh_copy.default, aten.detach.default)
+@lowers(aten.alias.default, aten.lift_fresh_copy.default, aten.detach.default, torch.ops.prims.view_of.default)
 def _alias(lower, node, x):
     return x
 
