@@ -182,3 +182,50 @@ def test_a_reduction_over_a_channels_last_input_reads_columns():
         torch.testing.assert_close(got, want)
     codes = [k.code for g in m.forward._bessemer_backend.compiled for k in g.kernels]
     assert codes and all("ob += " in c for c in codes), codes
+
+
+class PermutedLayerNorm(nn.Module):
+    """ConvNeXt's block norm: a LayerNorm over C of an NCHW activation seen as NHWC, its
+    result handed on in NCHW."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.norm = nn.LayerNorm(c)
+
+    def forward(self, x):
+        return self.norm(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2).contiguous()
+
+
+def test_a_channels_last_view_of_nchw_memory_reduces_its_channels_by_rows():
+    """The weight and bias gradients of a LayerNorm over the channels of a permuted NCHW
+    activation reduce over N, H, W with C the innermost domain dim; in memory each channel's
+    H*W values are consecutive, so the kernel sums rows (one channel at a time, contiguous),
+    not blocks of columns 1024 elements apart."""
+    torch.manual_seed(0)
+    ref = PermutedLayerNorm(16)
+    with torch.no_grad():
+        ref.norm.weight.normal_()
+        ref.norm.bias.normal_()
+    m = _compile(copy.deepcopy(ref))
+    x = torch.randn(4, 16, 12, 12, requires_grad=True)
+    x_ref = x.detach().clone().requires_grad_()
+    g = torch.randn(4, 16, 12, 12)
+    m(x).backward(g)
+    ref(x_ref).backward(g)
+    # sums over N*H*W = 576 elements: both against float64, compiled at most as far as eager
+    ref64 = copy.deepcopy(ref).double()
+    x64 = x.detach().double().requires_grad_()
+    ref64(x64).backward(g.double())
+    for got, want, truth in ((x.grad, x_ref.grad, x64.grad),
+                             (m.norm.weight.grad, ref.norm.weight.grad, ref64.norm.weight.grad),
+                             (m.norm.bias.grad, ref.norm.bias.grad, ref64.norm.bias.grad)):
+        err, err_eager = (got.double() - truth).abs().max(), (want.double() - truth).abs().max()
+        assert err <= 3 * err_eager + 1e-6 * truth.abs().max(), (err, err_eager)
+    backward = [g for g in m.forward._bessemer_backend.compiled if g.name.startswith("backward")]
+    assert backward
+    param_grads = []
+    for cg in backward:
+        names = {line.split()[1] for line in cg.schedule_text.splitlines()
+                 if line.startswith("kernel ") and "reduce over [0, 1, 2]" in line}
+        param_grads += [k for k in cg.kernels if k.name in names]
+    assert param_grads and all("ob += " not in k.code for k in param_grads), [k.code for k in param_grads]
