@@ -44,9 +44,12 @@ SPECIAL_SHARE = 0.15
 # (negative), by the scalar loop 0x7fc0 (positive), as the kernels store it. And the
 # mean of var_mean over an infinity: eager's Welford pass gives NaN where the infinity
 # is followed by other elements in its accumulator, the infinity where it comes last
-# (bessemer gives the infinity, as torch.mean does).
+# (bessemer gives the infinity, as torch.mean does). And prod's gradient at an infinity:
+# eager computes grad * result / input (inf / inf: NaN), while the graph AOTAutograd traces
+# takes torch's other formula (prod_safe_zeros_backward, no division: the product of the
+# other elements), which every compiled backward then follows.
 EAGER_NAN_BY_POSITION = ("F.hardtanh", "F.elu", "F.hardswish", "F.hardshrink", "F.softshrink", "F.relu6",
-                         "copysign", "signbit", "var_mean")
+                         "copysign", "signbit", "var_mean", "torch.prod(")
 _G = {"torch": torch, "F": F}
 
 
