@@ -275,3 +275,19 @@ def test_squeeze_of_a_dim_not_of_size_1_aliases_its_input():
         Input((2, 2, 1, 2), 'int64', layout='cl', seed=408000),
         Input((1, 1, 1, 1), 'int64', seed=408001),
     ], seed=6375)
+
+
+def test_float32_buffer_does_not_take_a_bf16_storage_of_an_odd_length():
+    """The backward's float32 [5, 5] buffer took the storage of a dead bf16 [1, 3, 17]
+    one (102 bytes): torch views no such storage as float32 (nbytes % dtype_size)."""
+    def prog(a0, a1, a2):
+        v0 = torch.where(a1, 2, a0)
+        v2 = v0.permute(1, 0)[..., ::2]
+        v55 = a2.clone()
+        v56 = v55[1:-1:3][..., ::2].unsqueeze(1)
+        return (v2, v56)
+    assert_like_eager(prog, [
+        Input((1, 5), 'float32', grad=True, seed=420480, special=True),
+        Input((5, 1), 'bool', seed=420481),
+        Input((1, 3, 17), 'bfloat16', grad=True, seed=421056),
+    ], seed=6570)

@@ -330,6 +330,13 @@ def plan_memory(sched: Schedule, donated: frozenset = frozenset(), writes: Optio
     reuse: dict[Node, Node] = {}
     dead: list[tuple[Node, int]] = []          # (dead buffer, the step it died at)
     cap: dict[Node, int] = {}                  # bytes of the storage a buffer holds
+    grain: dict[Node, int] = {}                # the itemsize of the dtype that storage was made for
+
+    def whole(old: Node, size, m: Node) -> bool:
+        """Is the storage a whole number of m's elements? (torch views a storage as a dtype
+        only then: a bf16 [1, 3, 17] storage, 102 bytes, is no float32 storage)"""
+        k = m.dtype.itemsize
+        return grain.get(old, old.dtype.itemsize) % k == 0 or (isinstance(size, int) and size % k == 0)
     for i, s in enumerate(sched.steps):
         if isinstance(s, Kernel):
             for m in s.stores:
@@ -349,13 +356,14 @@ def plan_memory(sched: Schedule, donated: frozenset = frozenset(), writes: Optio
                     held = curve[died + 1:i]
                     h_size = hint(size)
                     if max(held, default=0) + h_size <= ceiling and curve[i] + h_size - h_need <= ceiling \
-                            and known_le(need, size) and (m not in outs or need == size):
+                            and known_le(need, size) and (m not in outs or need == size) and whole(old, size, m):
                         for t in range(died + 1, i):
                             curve[t] += h_size
                         curve[i] += h_size - h_need
                         dead.remove((old, died))
                         reuse[m] = old
                         cap[m] = size
+                        grain[m] = grain.get(old, old.dtype.itemsize)
                         break
         for b in free_after.get(i, []):
             if owned(b) and b not in inplace.values():
