@@ -18,7 +18,8 @@ in place   A kernel's last member is written over a buffer that dies in that ker
            that buffer only at the element it writes (same shape, element size and
            contiguous layout).
 reuse      Otherwise a new kernel buffer takes over the storage of a dead one of its
-           size class: at least as large, at most 1/8 larger, any dtype. Fewer
+           size class: at least as large, at most 1/8 larger, any dtype whose element
+           size divides the storage's bytes (torch views it as that dtype only then). Fewer
            allocations; the 1/8 bounds what a smaller buffer keeps alive.
 peak       The bytes of the storages the graph allocates itself (kernel buffers and
            extern outputs, not its inputs), at their highest: MemoryPlan.peak_bytes.
