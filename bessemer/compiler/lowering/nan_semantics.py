@@ -25,8 +25,12 @@ input gives what torch's decomposition gives (tests/ops: OpInfo's NaN and Inf sa
 """
 from __future__ import annotations
 
+import functools
+import math
+
 import torch
 from torch import Tensor
+from torch._decomp import get_decompositions
 from torch._decomp.decompositions import pw_cast_for_opmath
 
 aten = torch.ops.aten
@@ -66,9 +70,35 @@ def elu_backward(grad_output: Tensor, alpha: float, scale: float, input_scale: f
     return torch.where(x > 0, grad_output * poscoef, neg)
 
 
+def _gelu_nan_at_inf(dtype: torch.dtype) -> bool:
+    return bool(torch.nn.functional.gelu(torch.full((64,), math.inf, dtype=dtype)).isnan().all())
+
+
+# Whether eager's GELU of a contiguous CPU tensor gives NaN at +inf, where the formula gives
+# inf: where torch hands contiguous tensors to oneDNN's GELU (AVX-512 CPUs: float32, bf16,
+# fp16) it does; torch's own kernel, which takes strided tensors and float64, does not. The
+# compiled GELU follows the contiguous path, as the rules above follow the vectorized loop.
+# Probed once, at import: while AOTAutograd traces, a GELU call would be traced, not run.
+GELU_NAN_AT_INF = frozenset(dt for dt in (torch.float32, torch.bfloat16, torch.float16) if _gelu_nan_at_inf(dt))
+
+
+@functools.cache
+def _torch_gelu():
+    return get_decompositions([aten.gelu])[aten.gelu.default]
+
+
+def gelu(self: Tensor, approximate: str = "none") -> Tensor:
+    """torch's decomposition, NaN at +inf where eager's is (GELU_NAN_AT_INF)."""
+    y = _torch_gelu()(self, approximate=approximate)
+    if approximate == "none" and self.device.type == "cpu" and self.dtype in GELU_NAN_AT_INF:
+        y = torch.where(self == math.inf, math.nan, y)
+    return y
+
+
 def table() -> dict:
     """These decompositions by overload, to lay over torch's table."""
     return {aten.hardtanh_backward.default: hardtanh_backward,
+            aten.gelu.default: gelu,
             aten.hardshrink_backward.default: hardshrink_backward,
             aten.hardshrink.default: hardshrink,
             aten.hardswish_backward.default: hardswish_backward,

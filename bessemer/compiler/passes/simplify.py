@@ -200,10 +200,11 @@ def _empty_reduce(g: Graph, n: Node) -> Optional[Node]:
 
 def _laid_out_as_new(x: Node) -> bool:
     """May x replace a computed node a reinterpret reads? That reads the node's memory as
-    a new (contiguous) tensor's, which x's must then be: a computed node, or a contiguous
-    input (x * 1 of a permuted input is not its input's memory: reshape(-1) of it was)."""
+    a new (contiguous) tensor's, which x's must then be: a computed node, or memory x reads
+    in order from its start (x * 1 of a permuted input is not its input's memory: reshape(-1)
+    of it was; a reshape of a contiguous buffer is)."""
     lay = layout_of(x)
-    return lay is None or (lay[0] is x and is_contiguous(x.shape, lay[1]))
+    return lay is None or (is_contiguous(x.shape, lay[1]) and isinstance(lay[2], int) and lay[2] == 0)
 
 
 def _pow3(g: Graph, n: Node) -> Node:
