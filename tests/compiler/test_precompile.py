@@ -211,3 +211,40 @@ def test_a_damaged_frame_is_traced_afresh_and_written_again(tmp_path):
     assert again["stats"]["loaded"] == 0 and again["stats"]["saved"] == 1, again["stats"]
     third = run(tmp_path, cache)
     assert third["stats"]["loaded"] == 1
+
+
+ZOO_WORKER = textwrap.dedent('''
+    import json, os, sys
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+    import bessemer
+    from bessemer import zoo
+    from bessemer.compiler.capture import precompile
+    w = zoo.build("resnet50", "tiny", seed=0)
+    cfg = bessemer.TrainingCompilerConfig(cache_dir=sys.argv[1], fallback="error")
+    bessemer.compile(w.model, config=cfg)
+    loss = w.loss_fn(w.model, w.make_batch(0))
+    loss.backward()
+    print("RESULT", json.dumps({"loss": loss.item(), "stats": precompile.stats}))
+''')
+
+
+def test_a_frame_whose_guards_read_a_module_dynamo_installed_by_id_is_loaded(tmp_path):
+    """transformers' ResNet reaches the torch module in a way Dynamo installs under a name of
+    the object's id (`_140712243323712_c0`), which a guard reads (its `.Tensor`): the stored
+    frame records that name as the module, and a second process loads the frame instead of
+    tracing again."""
+    script = tmp_path / "zoo_worker.py"
+    script.write_text(ZOO_WORKER)
+    cache = tmp_path / "cache"
+    results = []
+    for _ in range(2):
+        p = subprocess.run([sys.executable, str(script), str(cache)], capture_output=True, text=True,
+                           env=dict(os.environ, BESSEMER_GRAPH_CACHE="1"), timeout=600)
+        assert p.returncode == 0, p.stdout + p.stderr
+        line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")][-1]
+        results.append(json.loads(line[len("RESULT "):]))
+    first, second = results
+    assert frames(cache), "the first process stored no frame"
+    assert second["stats"]["loaded"] >= 1 and second["stats"]["refused"] == 0, second["stats"]
+    assert second["loss"] == first["loss"]

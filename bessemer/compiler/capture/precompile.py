@@ -315,14 +315,25 @@ def capture(fn: Callable, args: tuple, kwargs: dict, backend: Callable, config):
     return opt.aot_compile((args, kwargs)), guard_filter
 
 
+# A global Dynamo installs by the object's id (`_140712243323712_c0`: the torch module, where a
+# model reaches it other than by a global of its own name); the name is in the traced code,
+# the object is not in a later process's module until the stored frame puts it there
+_BY_ID = re.compile(r"_\d+_c\d+")
+
+
+def _installed(ref: str) -> bool:
+    """Is `ref` a global Dynamo installed under a name of its own?"""
+    return ref.startswith("___") or _BY_ID.fullmatch(ref) is not None
+
+
 def _aliases(names, f: types.FunctionType) -> dict[str, str]:
     """The globals among `names` that Dynamo installed under names of its own (a module
-    imported as `__import_torch_dot_nn`, the builtins' dict), as what a later process
-    imports for them."""
+    imported as `__import_torch_dot_nn` or installed by its id, the builtins' dict), as what
+    a later process imports for them."""
     out = {}
     for ref in sorted(names):
         v = f.__globals__.get(ref, _MISSING)
-        if not ref.startswith("__"):
+        if not (ref.startswith("__") or _BY_ID.fullmatch(ref)):
             continue
         if isinstance(v, types.ModuleType):
             out[ref] = v.__name__
@@ -363,9 +374,9 @@ def serialize(aot, fn: Callable, guard_filter: "_Filter") -> bytes:
             continue
         v = f.__globals__.get(ref, _MISSING)
         if isinstance(v, types.ModuleType):
-            if ref.startswith("___"):    # a module Dynamo installed under a name of its own
+            if _installed(ref):    # a module Dynamo installed under a name of its own
                 modules[ref] = v.__name__
-        elif v is _MISSING or ref.startswith("___"):
+        elif v is _MISSING or _installed(ref):
             raise Unstorable(f"the frame refers to {ref}, which a later process cannot rebuild")
     guards = frame_guards(aot, fn, guard_filter)
     from torch._dynamo.aot_compile import AOTCompiledFunction
