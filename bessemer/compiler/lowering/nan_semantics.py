@@ -19,6 +19,9 @@ every dtype:
                                           so the trace records hardshrink_backward
   hardswish_backward    NaN               the incoming gradient
   elu_backward          NaN               the incoming gradient (celu and selu too)
+  gelu at +inf          NaN where torch   inf (the formula): eager's contiguous GELU is
+                        hands it to       oneDNN's on AVX-512 CPUs (GELU_NAN_AT_INF,
+                        oneDNN            probed at import)
 
 Each is written here with its condition turned so NaN takes eager's branch; every other
 input gives what torch's decomposition gives (tests/ops: OpInfo's NaN and Inf samples).
