@@ -64,7 +64,9 @@ def compile(model: Any, optimizer: Optional[torch.optim.Optimizer] = None,
         model.forward = _checked_first_call(model, compiled, backend.bessemer, cfg)
         return model
     if callable(model):
-        return _torch_compile(model, backend, cfg)
+        compiled = _torch_compile(model, backend, cfg)
+        compiled._bessemer_backend = backend.bessemer  # its .compiled: the graphs, for profiling
+        return compiled
     raise ValueError(f"bessemer.compile expects an nn.Module or a function, got {type(model).__name__}")
 
 

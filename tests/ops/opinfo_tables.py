@@ -181,6 +181,8 @@ WITNESSES: dict[str, list[str]] = {
     'opinfo:as_strided_scatter@fp32': ['aten.as_strided_scatter.default'],
     'opinfo:isclose@fp32': ['aten.bitwise_or.Tensor'],
     'opinfo:constant_pad_nd@fp32': ['aten.constant_pad_nd.default'],
+    'opinfo:cat@fp32': ['aten.cat.default'],
+    'opinfo:slice_scatter@fp32': ['aten.slice_scatter.default'],
 }
 
 _DECOMPOSED = ("capture.decompositions() rewrites it into other ops before lowering, so bessemer.compile "
@@ -190,8 +192,7 @@ _INTEGER_ONLY = "an integer-only op (no float kernel): the suite's cases are flo
 # LOWERINGS entries no case of the suite lowers, and why (checked by make test-full).
 # Reached by graphs with symbolic sizes only, where Dynamo passes Python floats as 0-dim
 # float64 tensors (tests/compiler/test_dynamic.py: test_python_floats_of_a_symbolic_graph_...)
-_SYMBOLIC_FLOATS = ("graphs with symbolic sizes only (Python floats as 0-dim tensors; a slice_scatter over all "
-                    "of its input); see test_dynamic.py")
+_SYMBOLIC_FLOATS = ("graphs with symbolic sizes only (Python floats as 0-dim tensors); see test_dynamic.py")
 
 UNCOVERED: dict[str, str] = {
     'prims.convert_element_type.default': _SYMBOLIC_FLOATS,
@@ -218,7 +219,6 @@ UNCOVERED: dict[str, str] = {
     'aten.rsub.Scalar': _DECOMPOSED,
     'aten.rsub.Tensor': _DECOMPOSED,
     'aten.sigmoid_backward.default': _DECOMPOSED,
-    'aten.slice_scatter.default': _SYMBOLIC_FLOATS,
     'aten.true_divide.Tensor': _SYMBOLIC_FLOATS,
     'aten.split.Tensor': _DECOMPOSED,
     'aten.squeeze.default': _DECOMPOSED,

@@ -93,7 +93,8 @@ def _float(cpp: str, triton: str) -> dict:
 
 
 # -- unary ------------------------------------------------------------------------------
-_op("neg", 1, fold=torch.neg, **_any("(-{a})", "(-{a})"))
+# Triton's unary minus is 0 - x, which is +0.0 at x = +0.0: a float is negated as x * -1.0
+_op("neg", 1, fold=torch.neg, cpp={"any": "(-{a})"}, triton={"float": "({a} * -1.0)", "any": "(-{a})"})
 _op("abs", 1, fold=torch.abs, cpp={"bool": "{a}", "any": "std::abs({a})"},
     triton={"bool": "{a}", "any": "tl.abs({a})"})
 _op("relu", 1, **_any("({a} < 0 ? ({ct})0 : {a})", "tl.where({a} < 0, {zero}, {a})"))

@@ -437,7 +437,7 @@ def _as_strided_scatter(lower, node, x, src, size, stride, storage_offset=None):
     by src. Lowered when that view is all of x in order: the backward of a view op
     (AOTAutograd writes the gradient into a zero buffer through as_strided) is this
     case, and it is src reshaped. Any other layout runs in ATen, like its
-    siblings slice_scatter and select_scatter."""
+    sibling select_scatter."""
     base = lower.meta(node.args[0])
     size = tuple(size)
     in_order = all(st == c for n, st, c in zip(size, stride, contiguous_strides(size)) if n != 1)
@@ -445,17 +445,6 @@ def _as_strided_scatter(lower, node, x, src, size, stride, storage_offset=None):
             and base.is_contiguous() and base.storage_offset() == 0):
         raise Unsupported("as_strided_scatter over part of its input, or out of order")
     return lower.copy(reshape(lower.g, lower.g.cast(src, x.dtype) if src.dtype != x.dtype else src, x.shape))
-
-
-@lowers(aten.slice_scatter.default)
-def _slice_scatter(lower, node, x, src, dim=0, start=None, end=None, step=1):
-    """x with a slice of it replaced by src. Lowered when the slice is all of x (a backward
-    traced with symbolic sizes keeps this no-op, `end` = sys.maxsize: its result is src);
-    any other slice runs in ATen."""
-    dim %= len(x.shape)
-    if not ((start or 0) == 0 and step == 1 and (end is None or end >= x.shape[dim]) and src.shape == x.shape):
-        raise Unsupported("slice_scatter over part of its input")
-    return lower.copy(lower.g.cast(src, x.dtype) if src.dtype != x.dtype else src)
 
 
 # views --------------------------------------------------------------------------
@@ -528,6 +517,95 @@ def _constant_pad_nd(lower, node, x, pad, value=0):
     # the fill as ATen writes it: converted to the tensor's dtype (0.1 in bf16 is 0.10009765625)
     fill = torch.tensor(value).to(x.dtype).item()
     return g.pad(x, lo, hi, fill)
+
+
+# A concatenation of at most this many tensors is lowered; a longer one stays ATen's copy.
+# Lowered, every element of the result tests each part's bounds (one load made, the others
+# masked off) and chooses among them, computed inside the kernel that reads it: a rotary embedding's
+# cat([-b, a]) costs no buffer and no call. The trade grows with the parts: a DenseNet block's
+# cat of 6-24 feature maps would test every part at every element, where ATen's copy moves
+# each byte once.
+CAT_MAX_PARTS = 4
+
+
+@lowers(aten.cat.default)
+def _cat(lower, node, tensors, dim=0):
+    """A concatenation as a choice by position: each part padded out to the result's extent
+    along `dim` (its loads masked by its own bounds), the part whose range holds an element's
+    position along `dim` chosen for it; every element is its part's, bit for bit."""
+    g = lower.g
+    out = lower.dtype(node)
+    if not isinstance(tensors, (list, tuple)) or not all(is_node(t) for t in tensors):
+        raise Unsupported("cat: arguments")
+    if out.is_complex:
+        raise Unsupported("cat: a complex result")
+    shape = lower.shape(node)
+    rank = len(shape)
+    if rank == 0:
+        raise Unsupported("cat: arguments")
+    dim %= rank
+    # ATen skips the legacy empty parts ([0], of any rank); the others contribute nothing
+    parts = [t for t in tensors if len(t.shape) == rank and not (isinstance(t.shape[dim], int) and t.shape[dim] == 0)]
+    if not parts or any(s == 0 for s in shape):
+        raise Unsupported("cat: an empty result")
+    if len(parts) > CAT_MAX_PARTS:
+        raise Unsupported("cat: more parts than CAT_MAX_PARTS")
+    if not all(isinstance(t.shape[dim], int) for t in parts) or not isinstance(shape[dim], int):
+        raise Unsupported("cat: a symbolic size along the joined dim")
+    if sum(t.shape[dim] for t in parts) != shape[dim]:
+        raise Unsupported("cat: parts that do not add up to the result")
+    if len(parts) == 1:
+        return lower.copy(g.cast(parts[0], out))
+    total, pos, padded, ends = shape[dim], None, [], []
+    start = 0
+    for t in parts:
+        lo, hi = [0] * rank, [0] * rank
+        lo[dim], hi[dim] = start, total - start - t.shape[dim]
+        padded.append(g.pad(g.cast(t, out), lo, hi, False if out == torch.bool else 0))
+        start += t.shape[dim]
+        ends.append(start)
+    pos = g.iota(shape, torch.int64, dim)
+    acc = padded[-1]
+    for p, end in zip(reversed(padded[:-1]), reversed(ends[:-1])):
+        inside = g.pointwise("lt", [pos, g.const(end, shape, torch.int64)], torch.bool)
+        acc = g.pointwise("where", [inside, p, acc], out)
+    return acc
+
+
+@lowers(aten.slice_scatter.default)
+def _slice_scatter(lower, node, x, src, dim=0, start=None, end=None, step=1):
+    """x with the slice [start, end) along `dim` replaced by src: src padded out to x's extent,
+    chosen where an element's position along `dim` is inside the slice (a shifted gradient's
+    scatter into zeros is the padded gradient, computed in the kernel that reads it). A slice
+    with a step, or symbolic bounds, stays ATen's (but for a slice that is all of x: src)."""
+    g = lower.g
+    out = lower.dtype(node)
+    if not is_node(x) or not is_node(src) or not x.shape or len(src.shape) != len(x.shape):
+        raise Unsupported("slice_scatter: arguments")
+    rank = len(x.shape)
+    dim %= rank
+    n = x.shape[dim]
+    if (start or 0) == 0 and step == 1 and (end is None or end >= n) and src.shape == x.shape:
+        # all of x (a backward traced with symbolic sizes keeps this no-op, end = sys.maxsize)
+        return lower.copy(g.cast(src, out))
+    if step != 1 or not isinstance(n, int) or not all(v is None or isinstance(v, int) for v in (start, end)):
+        raise Unsupported("slice_scatter: a step, or a symbolic bound")
+    start = 0 if start is None else start
+    end = n if end is None else end
+    start = max(0, min(n, start + n if start < 0 else start))
+    end = max(start, min(n, end + n if end < 0 else end))
+    if src.shape[dim] != end - start or any(a != b for d, (a, b) in enumerate(zip(src.shape, x.shape)) if d != dim):
+        raise Unsupported("slice_scatter: a source of another shape")
+    if end == start:
+        return lower.copy(g.cast(x, out))
+    lo, hi = [0] * rank, [0] * rank
+    lo[dim], hi[dim] = start, n - end
+    p = g.pad(g.cast(src, out), lo, hi, False if out == torch.bool else 0)
+    pos = g.iota(tuple(x.shape), torch.int64, dim)
+    inside = g.pointwise("logical_and", [g.pointwise("ge", [pos, g.const(start, pos.shape, torch.int64)], torch.bool),
+                                         g.pointwise("lt", [pos, g.const(end, pos.shape, torch.int64)], torch.bool)],
+                         torch.bool)
+    return g.pointwise("where", [inside, p, g.cast(x, out)], out)
 
 
 @lowers(aten.select.int)

@@ -66,6 +66,8 @@ def _key(n: Node):
 def _hashable(v):
     if isinstance(v, float) and math.isnan(v):
         return ("nan",)
+    if isinstance(v, float) and v == 0.0:
+        return ("zero", math.copysign(1.0, v))   # 0.0 == -0.0, but x / 0.0 is not x / -0.0
     if isinstance(v, list):
         return tuple(_hashable(x) for x in v)
     return v
