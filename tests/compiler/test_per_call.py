@@ -88,7 +88,8 @@ class _Heads(nn.Module):
         q = self.proj(x).view(b, t, 2, 8).permute(0, 2, 1, 3)
         a, b_ = q.chunk(2, dim=-1)
         r = q * 0.5 + torch.cat([-b_, a], dim=-1) * 2.0      # a rotary embedding's shape of ops
-        return F.scaled_dot_product_attention(r, r, q, is_causal=True).square().mean()
+        # attention over r alone: r, not the projection it comes from, is what the backward takes
+        return F.scaled_dot_product_attention(r, r, r, is_causal=True).square().mean()
 
 
 def _count_layout_copies(graphs) -> dict:
