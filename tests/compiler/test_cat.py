@@ -1,5 +1,5 @@
-"""Concatenation (aten.cat) computed inside the generated kernels: the sum of its parts, each
-padded out to the result along the joined dim (lowering/rules.py). Values bit for bit (signed
+"""Concatenation (aten.cat), slice_scatter and flip computed inside the generated kernels: a cat's
+parts each padded out to the result along the joined dim and chosen by position (lowering/rules.py). Values bit for bit (signed
 zeros, NaNs, every dtype), gradients, a rotary embedding trained as eager's, and the schedules
 hold no ATen cat where the parts are few; a cat of many parts stays ATen's copy."""
 import copy
@@ -153,3 +153,19 @@ def test_slice_scatter_is_computed_in_the_kernels():
     ge = torch.autograd.grad(lm_loss(logits, labels), logits)[0]
     torch.testing.assert_close(gc, ge)
     assert _externs(compiled, "slice_scatter") == 0
+
+
+def test_flip_is_read_backwards_inside_the_kernels():
+    """flip as a view whose index runs backwards: values, gradients (the gradient's own flip),
+    several dims, a flip read by a reduction and by an ATen call; no ATen flip."""
+    fs = (lambda x: x.flip(-1) * 2, lambda x: (x.flip(0, 2) + x).sum(1),
+          lambda x: (x * 3 + 1).flip(1).cumsum(-1))
+    gen = torch.Generator().manual_seed(4)
+    for f in fs:
+        compiled = _compile(f)
+        x = torch.randn(3, 4, 5, generator=gen, requires_grad=True)
+        c, e = compiled(x), f(x)
+        torch.testing.assert_close(c, e)
+        w = torch.randn(e.shape, generator=gen)
+        torch.testing.assert_close(torch.autograd.grad((c * w).sum(), x)[0], torch.autograd.grad((e * w).sum(), x)[0])
+        assert _externs(compiled, "flip") == 0

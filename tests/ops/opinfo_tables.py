@@ -183,6 +183,8 @@ WITNESSES: dict[str, list[str]] = {
     'opinfo:constant_pad_nd@fp32': ['aten.constant_pad_nd.default'],
     'opinfo:cat@fp32': ['aten.cat.default'],
     'opinfo:slice_scatter@fp32': ['aten.slice_scatter.default'],
+    'opinfo:flip@fp32': ['aten.flip.default'],
+    'opinfo:renorm@bf16': ['prims.convert_element_type.default'],
 }
 
 _DECOMPOSED = ("capture.decompositions() rewrites it into other ops before lowering, so bessemer.compile "
@@ -195,7 +197,6 @@ _INTEGER_ONLY = "an integer-only op (no float kernel): the suite's cases are flo
 _SYMBOLIC_FLOATS = ("graphs with symbolic sizes only (Python floats as 0-dim tensors); see test_dynamic.py")
 
 UNCOVERED: dict[str, str] = {
-    'prims.convert_element_type.default': _SYMBOLIC_FLOATS,
     'aten._unsafe_view.default': _DECOMPOSED,
     'aten.arange.default': _DECOMPOSED,
     'aten.arange.start': _DECOMPOSED,

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 
 from bessemer.compiler.ir import symbolic as symbolic_mod
-from bessemer.compiler.ir.graph import Graph, Kind, Node
+from bessemer.compiler.ir.graph import Graph, IndexMap, Kind, Node
 from bessemer.compiler.ir.ops import returns_bool
 from bessemer.compiler.ir.ranges import within
 from bessemer.compiler.lowering.aten_calls import scatter_add_into_zeros
@@ -606,6 +606,21 @@ def _slice_scatter(lower, node, x, src, dim=0, start=None, end=None, step=1):
                                          g.pointwise("lt", [pos, g.const(end, pos.shape, torch.int64)], torch.bool)],
                          torch.bool)
     return g.pointwise("where", [inside, p, g.cast(x, out)], out)
+
+
+@lowers(aten.flip.default)
+def _flip(lower, node, x, dims):
+    """x reversed along `dims`: a view whose index runs backwards (element i of a flipped dim
+    of n reads n - 1 - i), copied where a kernel reads it, as ATen's flip copies."""
+    rank = len(x.shape)
+    if rank == 0:
+        return lower.copy(x)
+    flipped = {d % rank for d in dims}
+    if any(not isinstance(x.shape[d], int) for d in flipped):
+        raise Unsupported("flip: a symbolic size along a flipped dim")
+    coef = tuple(tuple((-1 if (j == k and j in flipped) else int(j == k)) for k in range(rank)) for j in range(rank))
+    off = tuple((x.shape[j] - 1 if j in flipped else 0) for j in range(rank))
+    return lower.copy(lower.g.view(x, tuple(x.shape), IndexMap(coef, off, rank), "flip"))
 
 
 @lowers(aten.select.int)
