@@ -1,7 +1,8 @@
 """Concatenation (aten.cat), slice_scatter and flip computed inside the generated kernels: a cat's
 parts each padded out to the result along the joined dim and chosen by position (lowering/rules.py). Values bit for bit (signed
 zeros, NaNs, every dtype), gradients, a rotary embedding trained as eager's, and the schedules
-hold no ATen cat where the parts are few; a cat of many parts stays ATen's copy."""
+hold no ATen cat where the parts are few and joined along the last dim; a cat of many parts, or
+along another dim, stays ATen's copy."""
 import copy
 
 import pytest
@@ -24,11 +25,11 @@ def _externs(compiled, name: str) -> int:
 
 @pytest.mark.parametrize("backend", ["cpp", "triton"])
 def test_parts_of_every_dtype_join_bit_for_bit(backend):
-    """-0.0 and NaN survive the join; ints, bools and halves are their parts'; a part of
+    """(Joins along the last dim.) -0.0 and NaN survive the join; ints, bools and halves are their parts'; a part of
     another dtype is promoted as ATen promotes it; the legacy empty part is skipped."""
     def f(x, i, m):
         return (torch.cat([-x, x + 1.5, x / 0], dim=1),
-                torch.cat([i, i * 3], dim=0),
+                torch.cat([i, i * 3], dim=-1),
                 torch.cat([m, x > 0, ~m], dim=-1),
                 torch.cat([x.half(), (x * 2).half()], dim=1),
                 torch.cat([x, i], dim=1),
@@ -83,8 +84,9 @@ def test_rotary_embedding_trains_as_eager_with_no_aten_cat():
     assert sum(len(cg.kernels) for cg in model.forward._bessemer_backend.compiled) >= 2
 
 
-def test_a_join_along_an_inner_dim_is_reduced_in_its_kernel():
-    """Parts joined along dims 0 and 2 of a 3-d value, read by a reduction and a broadcast."""
+def test_a_join_along_the_last_dim_is_reduced_in_its_kernel():
+    """Parts joined along the last dim of a 3-d value, read by a reduction and a broadcast; a
+    join along an outer dim stays ATen's copy (its readers would each test every part)."""
     def f(x, y):
         c = torch.cat([x.sigmoid(), y, x * y], dim=2)
         d = torch.cat([x, y], dim=0)
@@ -100,7 +102,7 @@ def test_a_join_along_an_inner_dim_is_reduced_in_its_kernel():
     loss = lambda outs: sum((o * w).sum() for o, w in zip(outs, ws))  # noqa: E731
     for gc, ge in zip(torch.autograd.grad(loss(outs_c), (x, y)), torch.autograd.grad(loss(outs_e), (x, y))):
         torch.testing.assert_close(gc, ge)
-    assert _externs(compiled, "aten.cat") == 0
+    assert _externs(compiled, "aten.cat") == 1    # the join along dim 0
 
 
 def test_a_join_of_many_parts_stays_aten_and_symbolic_joins_are_correct():
@@ -169,3 +171,26 @@ def test_flip_is_read_backwards_inside_the_kernels():
         w = torch.randn(e.shape, generator=gen)
         torch.testing.assert_close(torch.autograd.grad((c * w).sum(), x)[0], torch.autograd.grad((e * w).sum(), x)[0])
         assert _externs(compiled, "flip") == 0
+
+
+def test_a_join_that_stays_aten_is_saved_not_run_again_in_the_backward():
+    """The partitioner prices a cat as what it becomes: a channel join (an ATen call) is saved
+    for the backward's BatchNorm like any ATen result, not recomputed there by a second call."""
+    class Dense(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.Conv2d(3, 4, 1)
+            self.bn = torch.nn.BatchNorm2d(8)
+
+        def forward(self, x):
+            return self.bn(torch.cat([self.a(x), self.b(x)], 1)).relu().mean()
+
+    torch.manual_seed(0)
+    ref = Dense()
+    model = _compile(copy.deepcopy(ref))
+    x = torch.randn(2, 3, 8, 8)
+    model(x).backward()
+    ref(x).backward()
+    for a, b in zip(ref.parameters(), model.parameters()):
+        torch.testing.assert_close(b.grad, a.grad, rtol=1e-4, atol=1e-5)
+    assert _externs(model.forward, "aten.cat") == 1

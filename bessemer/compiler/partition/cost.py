@@ -213,7 +213,7 @@ def classify(n: fx.Node, lowered: set) -> _Kind:
     if n.meta.get("custom", {}).get(KEEP):
         # a decomposed ATen call (pooling.py): computed where the call was, as the call
         return _Kind(OpClass.EXTERN, float(in_b + out_b), True, False)
-    if n.target in lowered:
+    if is_lowered(n, lowered):
         return _Kind(OpClass.POINTWISE, out_b * (POINTWISE_COST if materialized(n, lowered) else FUSED_COST),
                      False, False)
     # any other ATen call (gather, embedding, cat, pooling, ...): a memory-bound kernel of its own
@@ -231,9 +231,25 @@ def materialized(n: fx.Node, lowered: set, among: Optional[set] = None) -> bool:
         seen.add(u)
         if u.target is operator.getitem or is_view(u):
             stack.extend(u.users)
-        elif u.target not in lowered and op_name(u) not in REDUCTIONS:
+        elif not is_lowered(u, lowered) and op_name(u) not in REDUCTIONS:
             return True
     return False
+
+
+def is_lowered(n: fx.Node, lowered: set) -> bool:
+    """Is n computed by our kernels: its op has a lowering, and for an op lowered in some forms
+    only (cat), n's form is one of them."""
+    if n.target not in lowered:
+        return False
+    if n.target is torch.ops.aten.cat.default:
+        from bessemer.compiler.lowering.rules import cat_lowered
+        parts = n.args[0] if n.args else n.kwargs.get("tensors", ())
+        dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
+        vals = [a.meta.get("val") for a in parts if isinstance(a, fx.Node)]
+        if len(vals) != len(parts) or not all(isinstance(v, torch.Tensor) for v in vals):
+            return False
+        return cat_lowered([tuple(v.shape) for v in vals], dim)
+    return True
 
 
 def lowered_ops() -> set:
