@@ -34,7 +34,7 @@ from bessemer.config import TrainingCompilerConfig
 ENV_VERIFY = "BESSEMER_VERIFY"
 from bessemer.compiler.capture import direct
 from bessemer.compiler.capture import graph_cache
-from bessemer.compiler.lowering import attention, nan_semantics
+from bessemer.compiler.lowering import attention, nan_semantics, thin_matmul
 from bessemer.compiler.partition import partitioner as partition
 from bessemer.compiler.lowering import pooling
 from bessemer.compiler.runtime import graph_call as runtime
@@ -131,6 +131,8 @@ def _decompositions() -> dict:
     table[aten.max_pool2d_with_indices.default] = pooling.max_pool2d_with_indices
     # bf16 / fp16 attention backward on a CPU (lowering/attention.py; float32 keeps ATen's kernel)
     table[aten._scaled_dot_product_flash_attention_for_cpu_backward.default] = attention.flash_attention_backward_cpu
+    # batched matmuls with a size of 1: products and sums (lowering/thin_matmul.py)
+    table[aten.bmm.default] = thin_matmul.thin_bmm
     for op in list(table):
         name = op.overloadpacket.__name__ if isinstance(op, torch._ops.OpOverload) else str(op)
         if name in _KEEP:

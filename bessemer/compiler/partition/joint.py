@@ -180,6 +180,35 @@ def _pool_input_channels_last(g: fx.Graph) -> int:
     return changed
 
 
+# A matmul operand with both of its last two dims strided (an einsum's permuted view of a
+# kernel's output: [t, h, e] read as [e, t, h]) is copied by ATen before the GEMM, once per
+# batch for bmm (a top-k mixture of experts: 37 copies a step). A clone to the contiguous
+# layout of the view's shape makes the kernel that computes the operand write it in the order
+# the GEMM reads (the clone fuses into that kernel: the same writes, in another order).
+def _gemm_ready(v) -> bool:
+    m, k = v.shape[-2], v.shape[-1]
+    s = v.stride()
+    return m == 1 or k == 1 or (s[-1] == 1 and s[-2] >= k) or (s[-2] == 1 and s[-1] >= m)
+
+
+def _gemm_operands_contiguous(g: fx.Graph) -> int:
+    changed = 0
+    for n in list(g.nodes):
+        if n.op != "call_function" or n.target not in (aten.bmm.default, aten.mm.default):
+            continue
+        for i in (0, 1):
+            a = n.args[i]
+            v = _val(a)
+            if not isinstance(a, fx.Node) or not _static(v) or v.device.type != "cpu" or _gemm_ready(v):
+                continue
+            with g.inserting_before(n):
+                c = g.call_function(aten.clone.default, (a,), {"memory_format": torch.contiguous_format})
+            c.meta["val"] = v.clone(memory_format=torch.contiguous_format)
+            n.replace_input_with(a, c)
+            changed += 1
+    return changed
+
+
 # A linear layer's output reaches its elementwise uses through one of these (3-d activations
 # are multiplied as 2-d).
 _VIEWS = frozenset({aten.view.default, aten._unsafe_view.default, aten.reshape.default})
@@ -262,7 +291,7 @@ def rewrite(gm: fx.GraphModule) -> int:
     changed = (_gather_through_row_constants(gm.graph) + _full_like_by_shape(gm.graph)
                + _pool_input_channels_last(gm.graph) + convolutions_channels_last(gm.graph)
                + _pool_input_by_shape(gm.graph)
-               + _bias_into_consumers(gm.graph))
+               + _bias_into_consumers(gm.graph) + _gemm_operands_contiguous(gm.graph))
     if changed:
         gm.graph.eliminate_dead_code()
         gm.recompile()
