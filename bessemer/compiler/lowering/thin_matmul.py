@@ -6,7 +6,7 @@ with N = 1 or M = 1 it is a batch of matrix-vector products, a product summed ov
 ATen's bmm runs these as B separate GEMM calls and first copies an operand that is not laid
 out as GEMM wants (an einsum's permuted views): a top-k mixture of experts combining its
 experts' outputs with the router's gates ("etd,te->td", 128 tokens, 8 experts) made three
-such calls per layer and step with 32 copies among them. As a product and a sum they fuse
+such calls per layer and step (a third of its bmm calls). As a product and a sum they fuse
 into the kernels around them and read their operands where they lie. The sum's order is
 the kernels' (in float64 for float32), not the GEMM's: within rounding of eager's result,
 not bit for bit (K = 1 is exact).
