@@ -151,14 +151,20 @@ def permute(g: Graph, x: Node, dims) -> Node:
                   "permute")
 
 
+def slice_bounds(n, start, end) -> tuple:
+    """[start, end) of a slice of a dim of n elements as Python resolves it: None for the ends,
+    negative bounds counted from the end, then clamped into [0, n]."""
+    start = 0 if start is None else start
+    end = n if end is None else end
+    start = max(0, min(n, start + n if start < 0 else start))
+    return start, max(start, min(n, end + n if end < 0 else end))
+
+
 def slice_(g: Graph, x: Node, dim: int, start, end, step: int) -> Node:
     rank = len(x.shape)
     dim %= rank
     n = x.shape[dim]
-    start = 0 if start is None else start
-    end = n if end is None else end
-    start = max(0, min(n, start + n if start < 0 else start))
-    end = max(start, min(n, end + n if end < 0 else end))
+    start, end = slice_bounds(n, start, end)
     length = (end - start + step - 1) // step
     if start == 0 and length == n and step == 1:
         return x

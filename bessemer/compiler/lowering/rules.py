@@ -18,7 +18,8 @@ from bessemer.compiler.ir.graph import Graph, IndexMap, Kind, Node
 from bessemer.compiler.ir.ops import returns_bool
 from bessemer.compiler.ir.ranges import within
 from bessemer.compiler.lowering.aten_calls import scatter_add_into_zeros
-from bessemer.compiler.ir.views import Unsupported, broadcast, contiguous_strides, permute, reshape, select, slice_
+from bessemer.compiler.ir.views import (Unsupported, broadcast, contiguous_strides, permute, reshape, select,
+                                        slice_, slice_bounds)
 
 aten = torch.ops.aten
 log = logging.getLogger("bessemer")
@@ -532,14 +533,31 @@ CAT_MAX_PARTS = 4
 
 
 def cat_lowered(shapes: Sequence[tuple], dim: int) -> bool:
-    """Whether a cat of parts of these shapes along `dim` is lowered (the partitioner prices an
-    ATen cat as the call it stays): at most CAT_MAX_PARTS non-empty parts, joined along the last
-    dim, of static sizes along it."""
+    """Whether a cat of parts of these shapes along `dim` is lowered: at most CAT_MAX_PARTS
+    non-empty parts, joined along the last dim, of static sizes along it."""
     rank = max((len(s) for s in shapes), default=0)
     if rank == 0 or dim % rank != rank - 1:
         return False
     parts = [s for s in shapes if len(s) == rank and not (isinstance(s[-1], int) and s[-1] == 0)]
     return 1 <= len(parts) <= CAT_MAX_PARTS and all(isinstance(s[-1], int) for s in parts)
+
+
+def _arg(n, i: int, name: str, default):
+    return n.args[i] if len(n.args) > i else n.kwargs.get(name, default)
+
+
+def _cat_form(n) -> bool:
+    vals = [a.meta.get("val") if hasattr(a, "meta") else None for a in _arg(n, 0, "tensors", ())]
+    return all(isinstance(v, torch.Tensor) for v in vals) and cat_lowered([tuple(v.shape) for v in vals],
+                                                                           _arg(n, 1, "dim", 0))
+
+
+# Ops lowered in some forms only, and the test of an FX node's form: the partitioner prices a
+# node of another form as the ATen call it stays (partition/cost.py)
+LOWERED_FORMS: dict[Callable, Callable[[Any], bool]] = {
+    aten.cat.default: _cat_form,
+    aten.slice_scatter.default: lambda n: _arg(n, 5, "step", 1) == 1,
+}
 
 
 @lowers(aten.cat.default)
@@ -603,10 +621,7 @@ def _slice_scatter(lower, node, x, src, dim=0, start=None, end=None, step=1):
         return lower.copy(g.cast(src, out))
     if step != 1 or not isinstance(n, int) or not all(v is None or isinstance(v, int) for v in (start, end)):
         raise Unsupported("slice_scatter: a step, or a symbolic bound")
-    start = 0 if start is None else start
-    end = n if end is None else end
-    start = max(0, min(n, start + n if start < 0 else start))
-    end = max(start, min(n, end + n if end < 0 else end))
+    start, end = slice_bounds(n, start, end)
     if src.shape[dim] != end - start or any(a != b for d, (a, b) in enumerate(zip(src.shape, x.shape)) if d != dim):
         raise Unsupported("slice_scatter: a source of another shape")
     if end == start:

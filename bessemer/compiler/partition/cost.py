@@ -185,7 +185,7 @@ class _Kind:
 NO_KIND = _Kind(OpClass.OTHER, 0.0, False, False)
 
 
-def classify(n: fx.Node, lowered: set) -> _Kind:
+def classify(n: fx.Node, lowered) -> _Kind:
     if n.op == "placeholder":
         return _Kind(OpClass.INPUT, 0.0, True, True)
     if n.op != "call_function":
@@ -220,7 +220,7 @@ def classify(n: fx.Node, lowered: set) -> _Kind:
     return _Kind(OpClass.EXTERN, float(in_b + out_b), True, False)
 
 
-def materialized(n: fx.Node, lowered: set, among: Optional[set] = None) -> bool:
+def materialized(n: fx.Node, lowered, among: Optional[set] = None) -> bool:
     """Is n written to memory where it is computed: is one of its readers (looking through
     views; only those in `among`, when given) an ATen call rather than one of our kernels?"""
     stack, seen = list(n.users), set()
@@ -236,25 +236,19 @@ def materialized(n: fx.Node, lowered: set, among: Optional[set] = None) -> bool:
     return False
 
 
-def is_lowered(n: fx.Node, lowered: set) -> bool:
+def is_lowered(n: fx.Node, lowered) -> bool:
     """Is n computed by our kernels: its op has a lowering, and for an op lowered in some forms
-    only (cat), n's form is one of them."""
+    only (lowered_ops' tests), n's form is one of them."""
     if n.target not in lowered:
         return False
-    if n.target is torch.ops.aten.cat.default:
-        from bessemer.compiler.lowering.rules import cat_lowered
-        parts = n.args[0] if n.args else n.kwargs.get("tensors", ())
-        dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
-        vals = [a.meta.get("val") for a in parts if isinstance(a, fx.Node)]
-        if len(vals) != len(parts) or not all(isinstance(v, torch.Tensor) for v in vals):
-            return False
-        return cat_lowered([tuple(v.shape) for v in vals], dim)
-    return True
+    form = lowered.get(n.target) if isinstance(lowered, dict) else None
+    return form is None or form(n)
 
 
-def lowered_ops() -> set:
+def lowered_ops() -> dict:
+    """The ops with a lowering, each with the test of the forms it lowers (None: every form)."""
     try:
-        from bessemer.compiler.lowering.rules import LOWERINGS
-        return set(LOWERINGS)
+        from bessemer.compiler.lowering.rules import LOWERED_FORMS, LOWERINGS
+        return {op: LOWERED_FORMS.get(op) for op in LOWERINGS}
     except Exception:  # noqa: BLE001 - without the table every op is an extern (the safe side)
-        return set()
+        return {}

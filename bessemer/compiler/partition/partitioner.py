@@ -286,7 +286,7 @@ class _Cut:
 class _Network:
     """The flow network of one joint graph; `solve(scale)` is one minimum cut."""
 
-    def __init__(self, j: _Joint, static_inputs: set, lowered: set):
+    def __init__(self, j: _Joint, static_inputs: set, lowered: dict):
         self.j = j
         self.kinds = {n: classify(n, lowered) for n in j.g.nodes if n.op != "output"}
         self.static_inputs = static_inputs
