@@ -4,13 +4,20 @@ Each run is a subprocess against one BESSEMER_CACHE_DIR, as a warm start is. A v
 small model differs from the one stored before it in a function attribute (relu or tanh), an
 enum attribute, a module-level global (a float and a function), a TransformerEncoderLayer's
 activation, a closure's value, its depth, or its source; every run trains as eager (loss,
-gradients and parameters after two SGD steps), with fallback="error" and graphs compiled."""
+gradients and parameters after two SGD steps), with fallback="error" and graphs compiled.
+A config object whose identity Dynamo guards is described by its class and attributes."""
+import copy
 import json
 import os
 import random
 import subprocess
 import sys
 import textwrap
+
+import pytest
+import torch
+
+from bessemer.compiler.capture.frame_guards import Unguardable, describe
 
 WORKER = textwrap.dedent('''
     import copy, enum, json, sys
@@ -34,12 +41,18 @@ WORKER = textwrap.dedent('''
 
     CLOSURE = scaled(1.0)
 
+    class Cfg:             # a model's config: a plain-data object
+        def __init__(self, k):
+            self.k = k
+            self.names = {"act": "relu"}
+
     class Net(torch.nn.Module):
         def __init__(self, v):
             super().__init__()
             self.layers = torch.nn.ModuleList(torch.nn.Linear(8, 8) for _ in range(v["depth"]))
             self.act = ACTS[v["act"]]
             self.mode = Mode[v["mode"]]
+            self.cfg = Cfg(v["cfg"])
             self.enc = None if v["enc"] is None else torch.nn.TransformerEncoderLayer(
                 8, 2, 16, dropout=0.0, activation=ACTS[v["enc"]], batch_first=True)
 
@@ -50,7 +63,7 @@ WORKER = textwrap.dedent('''
             h = x
             for layer in self.layers:
                 h = self.act(layer(h))
-            h = CLOSURE(h * SCALE)
+            h = CLOSURE(h * SCALE) * copy.deepcopy(self.cfg).k   # identity-guards the config
             if self.mode is Mode.A:
                 h = h + 1.0
             else:
@@ -90,7 +103,7 @@ WORKER = textwrap.dedent('''
     print("RESULT", json.dumps(results))
 ''')
 
-BASE = {"act": "relu", "mode": "A", "scale": 1.0, "post": "silu", "enc": None, "closure": 1.0, "depth": 1}
+BASE = {"act": "relu", "mode": "A", "scale": 1.0, "post": "silu", "enc": None, "closure": 1.0, "depth": 1, "cfg": 1.0}
 
 
 def run(tmp_path, cache, variants, edit=None) -> list[dict]:
@@ -112,13 +125,14 @@ def run(tmp_path, cache, variants, edit=None) -> list[dict]:
 
 def test_each_guard_kind_refuses_another_models_frame(tmp_path):
     """relu then tanh as a function attribute, an enum attribute, a global float and a global
-    function, a TransformerEncoderLayer's activation with F.silu after it: each second process
+    function, a TransformerEncoderLayer's activation with F.silu after it, a closure's value, a
+    config object's attribute (Dynamo guards the config's identity): each second process
     gets eager's values; the variant that matches the stored frame still loads it."""
     cache = tmp_path / "cache"
     cases = [({"act": "relu"}, {"act": "tanh"}), ({"mode": "A"}, {"mode": "B"}),
              ({"scale": 1.0}, {"scale": 3.0}), ({"post": "silu"}, {"post": "gelu"}),
              ({"enc": "relu", "post": "gelu"}, {"enc": "tanh", "post": "silu"}),
-             ({"closure": 1.0}, {"closure": -2.0})]
+             ({"closure": 1.0}, {"closure": -2.0}), ({"cfg": 1.0}, {"cfg": 2.0})]
     first = run(tmp_path, cache, [a for a, _ in cases])
     assert first[0]["saved"] == 1, first   # the others are the same model (BASE), or its encoder variant
     second = run(tmp_path, cache, [b for _, b in cases])
@@ -151,3 +165,39 @@ def test_random_variants_across_processes_equal_eager(tmp_path):
                  "closure": rng.choice([1.0, -1.0]), "depth": rng.choice([1, 2])} for _ in range(20)]
     for i in range(0, 20, 10):
         run(tmp_path, cache, variants[i:i + 10])
+
+class Config:
+    def __init__(self, **kw):
+        self.hidden = 32
+        self.act = "gelu"
+        self.id2label = {0: "a", 1: "b"}
+        self.dtype = torch.float32
+        self.__dict__.update(kw)
+
+
+def test_a_copy_of_a_config_is_described_as_the_config():
+    a = Config()
+    assert describe(copy.deepcopy(a), None, "c") == describe(a, None, "c")
+
+
+@pytest.mark.parametrize("change", [dict(hidden=33), dict(act="relu"), dict(id2label={0: "a", 1: "c"}),
+                                    dict(dtype=torch.float64), dict(extra=None), dict(hidden=32.0)])
+def test_any_changed_attribute_changes_the_description(change):
+    assert describe(Config(**change), None, "c") != describe(Config(), None, "c")
+
+
+def test_a_config_inside_a_config_is_described_to_its_attributes():
+    assert describe(Config(sub=Config()), None, "c") != describe(Config(sub=Config(hidden=1)), None, "c")
+
+
+def test_a_class_that_cannot_be_found_by_name_is_unguardable():
+    class Other(Config):
+        pass
+    with pytest.raises(Unguardable):   # a class defined in a function cannot be found by name
+        describe(Other(), None, "c")
+
+
+@pytest.mark.parametrize("value", [torch.zeros(2), object(), torch.nn.Linear(2, 2)])
+def test_an_object_holding_what_cannot_be_named_is_unguardable(value):
+    with pytest.raises(Unguardable, match="c"):
+        describe(Config(held=value), None, "c")

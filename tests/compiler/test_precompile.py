@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 WORKER = textwrap.dedent('''
     import copy, functools, json, sys, warnings
     import torch
@@ -220,7 +222,7 @@ ZOO_WORKER = textwrap.dedent('''
     import bessemer
     from bessemer import zoo
     from bessemer.compiler.capture import precompile
-    w = zoo.build("resnet50", "tiny", seed=0)
+    w = zoo.build(sys.argv[2], "tiny", seed=0)
     cfg = bessemer.TrainingCompilerConfig(cache_dir=sys.argv[1], fallback="error")
     bessemer.compile(w.model, config=cfg)
     loss = w.loss_fn(w.model, w.make_batch(0))
@@ -229,17 +231,19 @@ ZOO_WORKER = textwrap.dedent('''
 ''')
 
 
-def test_a_frame_whose_guards_read_a_module_dynamo_installed_by_id_is_loaded(tmp_path):
-    """transformers' ResNet reaches the torch module in a way Dynamo installs under a name of
-    the object's id (`_140712243323712_c0`), which a guard reads (its `.Tensor`): the stored
-    frame records that name as the module, and a second process loads the frame instead of
-    tracing again."""
+@pytest.mark.parametrize("model", ["resnet50", "t5-small"])
+def test_a_zoo_frame_whose_guards_name_objects_is_loaded(tmp_path, model):
+    """resnet50: transformers' ResNet reaches the torch module in a way Dynamo installs under a
+    name of the object's id (`_140712243323712_c0`), which a guard reads (its `.Tensor`): the
+    stored frame records that name as the module. t5-small: its decoder deep-copies the config,
+    and Dynamo guards the copy's identity: the stored frame describes it by class and
+    attributes. Either way a second process loads the frame instead of tracing again."""
     script = tmp_path / "zoo_worker.py"
     script.write_text(ZOO_WORKER)
     cache = tmp_path / "cache"
     results = []
     for _ in range(2):
-        p = subprocess.run([sys.executable, str(script), str(cache)], capture_output=True, text=True,
+        p = subprocess.run([sys.executable, str(script), str(cache), model], capture_output=True, text=True,
                            env=dict(os.environ, BESSEMER_GRAPH_CACHE="1"), timeout=600)
         assert p.returncode == 0, p.stdout + p.stderr
         line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")][-1]

@@ -18,7 +18,9 @@ description of its value that means the same thing in another process:
                            module, qualified name, bytecode digest, defaults and the
                            description of every closure cell
     a plain value          its type and repr (None, bool, int, float, str, dtype, a
-                           tuple of those)
+                           tuple or dict of those)
+    a plain-data object    its class (by name) and every attribute of its __dict__,
+    (a model's config)     each described so
 
 A guard on a value none of these describes (a tensor in a global, an object of
 another kind) makes the forward unstorable: Dynamo's ordinary path is taken, which
@@ -139,7 +141,34 @@ def describe(v: Any, owner: Any, where: str, depth: int = 0) -> tuple:
         return ("function", v.__module__, v.__qualname__, code_digest(v.__code__),
                 describe(v.__defaults__, owner, where, depth + 1),
                 describe(sorted((v.__kwdefaults__ or {}).items()), owner, where, depth + 1), tuple(cells))
+    if isinstance(v, dict) and len(v) <= 256 and depth < _DATA_DEPTH:
+        return ("dict", tuple((describe(k, owner, where, depth + 1), describe(x, owner, where, depth + 1))
+                              for k, x in v.items()))
+    state = _data_state(v, depth)
+    if state is not None:
+        return ("data", describe(type(v), owner, where, depth + 1),
+                tuple((k, describe(x, owner, where, depth + 1)) for k, x in state))
     raise Unguardable(f"{where}: a {type(v).__qualname__} cannot be named in another process")
+
+
+# how deep a plain-data object (a model's config) is described: a config inside a config
+_DATA_DEPTH = 4
+
+
+def _data_state(v: Any, depth: int) -> Optional[list]:
+    """The attributes of a plain-data object (a model's config: an object of a class found by
+    name whose state is its __dict__ of describable values), in their order; None for any
+    other object. Such an object in another process is the same where its class and every
+    attribute are: what a trace reads from it (attributes, methods of its class) is then
+    the same, which is what an identity guard on it stands for in one process."""
+    cls = type(v)
+    if (depth >= _DATA_DEPTH or isinstance(v, (torch.Tensor, torch.nn.Module, type, types.FunctionType))
+            or _by_name(cls) is None):
+        return None
+    d = getattr(v, "__dict__", None)
+    if not isinstance(d, dict) or len(d) > 512 or any(not isinstance(k, str) for k in d):
+        return None
+    return list(d.items())
 
 
 def _kinds(entry) -> list[str]:
