@@ -184,6 +184,23 @@ def test_a_reduction_over_a_channels_last_input_reads_columns():
     assert codes and all("ob += " in c for c in codes), codes
 
 
+class GlobalPool(nn.Module):
+    def forward(self, x):
+        return (x.mean((2, 3)) * 3).sin(), x.amax((2, 3))
+
+
+def test_a_global_pool_over_a_channels_last_input_reads_columns_per_image():
+    """A mean over H, W of an NHWC buffer keeps N outside the reduced dims and C inside them
+    in memory: for each image, a column reduction over [H*W, C] (the kernel walks rows of C
+    values, not each channel C values apart)."""
+    m = _compile(GlobalPool())
+    x = torch.randn(6, 40, 9, 7).contiguous(memory_format=CL)
+    for got, want in zip(m(x), GlobalPool()(x)):
+        torch.testing.assert_close(got, want)
+    codes = [k.code for g in m.forward._bessemer_backend.compiled for k in g.kernels]
+    assert codes and all("ob += " in c for c in codes), codes
+
+
 class PermutedLayerNorm(nn.Module):
     """ConvNeXt's block norm: a LayerNorm over C of an NCHW activation seen as NHWC, its
     result handed on in NCHW."""

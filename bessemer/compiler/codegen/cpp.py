@@ -350,6 +350,7 @@ STMTS = {
     L.ThreadRegion: _region,
     L.WorkspaceStore: _ws_store,
     L.FreeParts: lambda s, pad: [f"{pad}std::free(part);"],
+    L.Scope: lambda s, pad: [pad + "{"] + block(s.body, pad + "  ") + [pad + "}"],
 }
 
 

@@ -449,6 +449,16 @@ class ThreadRegion:
 
 
 @dataclass(frozen=True)
+class Scope:
+    """Statements in a scope of their own (C++: braces): one phase of a split reduction,
+    whose workspace and thread count are its own."""
+    body: tuple
+
+    def format_lines(self, ind: str) -> list[str]:
+        return [f"{ind}scope:"] + _body(self.body, ind)
+
+
+@dataclass(frozen=True)
 class FreeParts:
     def format_lines(self, ind: str) -> list[str]:
         return [f"{ind}free part"]

@@ -278,6 +278,8 @@ class _LoopCheck:
             elif isinstance(s, L.ThreadRegion):
                 self.block(s.body, vars_ | {"t", "nt", "rb", "re"}, vals)
                 vars_.add("nt_used")
+            elif isinstance(s, L.Scope):
+                self.block(s.body, vars_, vals)
             elif isinstance(s, L.BlockEnd):
                 for e, b, _, _ in s.ends:
                     self.bound(b, vars_)

@@ -20,7 +20,7 @@ from bessemer.compiler.ir import symbolic as symbolic_mod
 from bessemer.compiler.ir.graph import Graph, Kind, Node
 from bessemer.compiler.lowering.rules import LOWERINGS, op_name
 from bessemer.compiler.lowering.sizes import SYM_TYPES, TENSOR_META, SizeBinding, fx_meta, input_strides
-from bessemer.compiler.ir.views import Unsupported
+from bessemer.compiler.ir.views import Unsupported, permute
 
 aten = torch.ops.aten
 log = logging.getLogger("bessemer")
@@ -175,10 +175,27 @@ class Lowerer:
         fn = LOWERINGS.get(n.target)
         if fn is not None:
             try:
-                return fn(self, n, *args, **kwargs)
+                return self._in_layout(n, fn(self, n, *args, **kwargs))
             except Unsupported as e:
                 log.debug("bessemer: %s runs in ATen: %s", n.target, e)
         return self.extern(n, args, kwargs)
+
+    def _in_layout(self, n: torch.fx.Node, v):
+        """v, computed in the order of n's memory where eager lays n out channels-last: an
+        [N, H, W, C] value seen as [N, C, H, W] (as a channels-last clone is). Between two
+        channels-last convolutions (partition/channels_last.py) every kernel then reads and
+        writes [N, H, W, C] memory in its order; left in the domain's order, a kernel that
+        reads a channels-last input and writes its own buffer NCHW transposes."""
+        if not (isinstance(v, Node) and v.kind == Kind.POINTWISE and len(v.shape) == 4):
+            return v
+        m = n.meta.get("val")
+        if not (isinstance(m, torch.Tensor) and m.dim() == 4 and m.is_contiguous(memory_format=torch.channels_last)
+                and not m.is_contiguous()):
+            return v
+        g = self.g
+        nhwc = g.add(Node(Kind.POINTWISE, [permute(g, v, (0, 2, 3, 1))], (v.shape[0], v.shape[2], v.shape[3], v.shape[1]),
+                          v.dtype, {"op": "cast", "keep": True}))
+        return permute(g, nhwc, (0, 3, 1, 2))
 
     def extern(self, n: torch.fx.Node, args, kwargs, by_design: bool = False):
         name = op_name(n.target)

@@ -40,6 +40,7 @@ channels-last stand-in for its input), so its output is channels-last as well.
 from __future__ import annotations
 
 import operator
+from typing import Optional
 
 import torch
 import torch.fx as fx
@@ -171,28 +172,8 @@ class _Rewriter:
     def _outputs(self, n: fx.Node) -> None:
         """n's value for its new arguments; its outputs that changed layout are read by their
         other users through a clone to eager's layout."""
-        g = self.g
         old = _val(n)
-        new = n.target(*fx.node.map_arg(n.args, _val), **n.kwargs)
-        n.meta["val"] = new
-        n.meta.pop("tensor_meta", None)
-        if not isinstance(new, (tuple, list)):
-            outs = [(n, old, new)]
-        else:
-            outs = []
-            for u in list(n.users):
-                if u.op == "call_function" and u.target is operator.getitem:
-                    i = u.args[1]
-                    u.meta["val"] = new[i]
-                    u.meta.pop("tensor_meta", None)
-                    outs.append((u, old[i], new[i]))
-        for u, o, v in outs:
-            if v is None or o is None or tuple(v.stride()) == tuple(o.stride()):
-                continue
-            with g.inserting_after(u):
-                back = g.call_function(aten.clone.default, (u,), {"memory_format": torch.contiguous_format})
-            back.meta = {**u.meta, "val": o}
-            u.replace_all_uses_with(back, delete_user_cb=lambda user: user is not back)
+        _set_outputs(self.g, n, old, n.target(*fx.node.map_arg(n.args, _val), **n.kwargs))
 
 
 def convolutions_channels_last(g: fx.Graph) -> int:
@@ -210,4 +191,85 @@ def convolutions_channels_last(g: fx.Graph) -> int:
         for n in list(g.nodes):
             if n.op == "call_function" and n.target is aten.max_pool2d_with_indices_backward.default:
                 changed += r.pool_backward(n)
+        changed += _propagate(g)
     return changed
+
+
+def _back_of(n: fx.Node) -> Optional[fx.Node]:
+    """The channels-last node n is a clone of in eager's layout, if it is one."""
+    if (n.op == "call_function" and n.target is aten.clone.default
+            and n.kwargs.get("memory_format") is torch.contiguous_format
+            and isinstance(n.args[0], fx.Node) and _is_cl(_val(n.args[0]))):
+        return n.args[0]
+    return None
+
+
+def _follows(old, new) -> bool:
+    """Is `new` (an op's value over channels-last operands) `old` (its value over eager's
+    layout) in the same or the channels-last layout, element for element?"""
+    if isinstance(old, (tuple, list)):
+        return (isinstance(new, (tuple, list)) and len(old) == len(new)
+                and all(_follows(a, b) for a, b in zip(old, new)))
+    if not isinstance(old, torch.Tensor):
+        return not isinstance(new, torch.Tensor) and old == new
+    if not isinstance(new, torch.Tensor) or new.shape != old.shape or new.dtype != old.dtype:
+        return False
+    return tuple(new.stride()) == tuple(old.stride()) or (old.is_contiguous() and _is_cl(new))
+
+
+def _propagate(g: fx.Graph) -> int:
+    """Lets the readers of a convolution's channels-last output read it as it is, where the op
+    takes it (ATen's own rule for its value's layout gives the same value in the same or the
+    channels-last layout): a BatchNorm, a ReLU, a residual add between two convolutions then
+    run channels-last end to end, their outputs channels-last in turn, and the kernels read and
+    write in one order. What cannot (a view, a graph output, a random op whose draws follow
+    its layout) reads the clone in eager's layout. The number of ops that now read
+    channels-last operands."""
+    changed = 0
+    for n in list(g.nodes):
+        if n.op != "call_function" or n.target in _CONVS or _back_of(n) is not None:
+            continue
+        tags = getattr(n.target, "tags", ())
+        if torch.Tag.nondeterministic_seeded in tags or torch.Tag.inplace_view in tags:
+            continue
+        backs = {a: _back_of(a) for a in n.all_input_nodes}
+        backs = {a: b for a, b in backs.items() if b is not None}
+        if not backs:
+            continue
+        args = fx.node.map_arg(n.args, lambda a: backs.get(a, a))
+        kwargs = fx.node.map_arg(n.kwargs, lambda a: backs.get(a, a))
+        old = _val(n)
+        try:
+            new = n.target(*fx.node.map_arg(args, _val), **fx.node.map_arg(kwargs, _val))
+        except Exception:  # noqa: BLE001 - an op that does not take the layout: it reads eager's
+            continue
+        if old is None or not _follows(old, new):
+            continue
+        n.args, n.kwargs = args, kwargs
+        _set_outputs(g, n, old, new)
+        changed += 1
+    return changed
+
+
+def _set_outputs(g: fx.Graph, n: fx.Node, old, new) -> None:
+    """n's value is `new` now; each output that turned channels-last is read by n's other
+    users through a clone in eager's layout (which _propagate may let them skip in turn)."""
+    n.meta["val"] = new
+    n.meta.pop("tensor_meta", None)
+    if not isinstance(new, (tuple, list)):
+        outs = [(n, old, new)]
+    else:
+        outs = []
+        for u in list(n.users):
+            if u.op == "call_function" and u.target is operator.getitem:
+                i = u.args[1]
+                u.meta["val"] = new[i]
+                u.meta.pop("tensor_meta", None)
+                outs.append((u, old[i], new[i]))
+    for u, o, v in outs:
+        if v is None or o is None or tuple(v.stride()) == tuple(o.stride()):
+            continue
+        with g.inserting_after(u):
+            back = g.call_function(aten.clone.default, (u,), {"memory_format": torch.contiguous_format})
+        back.meta = {**u.meta, "val": o}
+        u.replace_all_uses_with(back, delete_user_cb=lambda user: user is not back)

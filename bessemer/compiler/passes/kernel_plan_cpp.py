@@ -20,7 +20,7 @@ from typing import Optional
 
 from bessemer.compiler.ir.graph import IndexMap
 from bessemer.compiler.ir.loops import (AccDecl, AccRef, BlockEnd, CppPlan, Fold, FreeParts, Loop, LoopKernel,
-                                        NanRestore, Parallel, PartRef, Reduction, Store, ThreadRegion, TileDecl,
+                                        NanRestore, Parallel, PartRef, Reduction, Scope, Store, ThreadRegion, TileDecl,
                                         TileRef, TileStore, WorkspaceStore, walk)
 from bessemer.compiler.ir.ops import REDUCTIONS
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
@@ -175,6 +175,7 @@ def _pointwise(w: Walker, cores: int, rows: bool = False) -> Optional[LoopKernel
     loops_o = w.loop_vars(og, "o", var_of)
     work = math.prod(k.shape) if k.shape else 1
     par, cond = parallel_if(work)
+    og, loops_o = _store_order(w, og, loops_o)
     og2, loops2 = _transpose_order(w, og, loops_o)
     tiled = _transposes(w, og2, loops2)
     if tiled:
@@ -201,6 +202,26 @@ def _same_along(stmts: list, group: list[int], k: Kernel) -> bool:
     """Does no address or index in `stmts` vary along the dims of the merged loop `group`?"""
     dims = [d for d in group if k.shape[d] != 1]
     return all(x.coef[d] == 0 for x in walk(tuple(stmts)) if isinstance(x, DomainIndex) for d in dims)
+
+
+def _store_order(w: Walker, og, loops_o):
+    """(og, loops_o) in the order of the stores' memory, outermost first, where every store
+    lays the loops out alike and not in the domain's order: a kernel between two channels-last
+    convolutions writes [N, H, W, C] memory of an [N, C, H, W] value, and walks C innermost."""
+    if len(loops_o) < 2 or w.k.aliased or not w.store_lins:
+        return og, loops_o
+    strides = None
+    for lin in w.lins:
+        if lin.id not in w.store_lins:
+            continue
+        st = [lin.coef[grp[-1]] for grp in og]
+        if not all(isinstance(c, int) and c > 0 for c in st) or (strides is not None and st != strides):
+            return og, loops_o
+        strides = st
+    order = sorted(range(len(og)), key=lambda i: -strides[i])
+    if order == list(range(len(og))) or strides[order[-1]] != 1:
+        return og, loops_o
+    return [og[i] for i in order], [loops_o[i] for i in order]
 
 
 def _transpose_order(w: Walker, og, loops_o):
@@ -376,6 +397,11 @@ def _columns(w: Walker, phases, cores: int, physical: bool = False) -> Optional[
     # the loops merge by the accesses the expressions above recorded
     outer_dims, inner_dims = _dims(k)
     og = w.merge(outer_dims)
+    batch: list = []
+    if physical and len(og) == 2 and _reads_columns(w, og[1][-1], inner_dims):
+        # a kept dim outside the reduced ones in memory ([N, H, W, C] reduced over H, W: a
+        # channels-last global pool): the columns' reduction once per batch element
+        batch, og = og[:1], og[1:]
     if len(og) != 1 or (physical and not _reads_columns(w, og[0][-1], inner_dims)):
         return None
     if not physical and _reads_rows(w, og[0][-1], inner_dims):
@@ -389,6 +415,7 @@ def _columns(w: Walker, phases, cores: int, physical: bool = False) -> Optional[
     ig = w.merge(inner_dims)
     ON = math.prod(k.shape[d] for d in og[0])
     var_of = {d: ("o0", og[0][-1]) for d in og[0]}
+    loops_b = w.loop_vars(batch, "g", var_of)
     loops_i = w.loop_vars(ig, "r", var_of)
     blocks = [(role, reds, w.relabel(lines, var_of), w.relabel(after, var_of))
               for role, reds, lines, after in blocks]
@@ -396,18 +423,24 @@ def _columns(w: Walker, phases, cores: int, physical: bool = False) -> Optional[
     reduce_phases = [mbrs for role, mbrs in phases if role == Role.REDUCE]
     # split mode: one reduction phase, first (what follows reads its finished sums),
     # and at least 4 rows per core; either outcome is correct for a symbolic size
-    split = (phases[0][0] == Role.REDUCE and len(reduce_phases) == 1 and cores > 1 and loops_i
+    split = (not loops_b and phases[0][0] == Role.REDUCE and cores > 1 and loops_i
              and hint(loops_i[0][1]) >= 4 * cores and parallel_if(work)[0])
-    if split:
+    if split and len(reduce_phases) > 1 and not isinstance(ON, Dim) and ON <= 64:
+        # phases that read earlier ones' sums (a batch norm's mean, then its variance) over
+        # few columns: without the split one thread walks all the rows, once per phase
+        CB = 64
+        stmts, par, cond = _column_split_phases(blocks, ON, CB, loops_i, work)
+    elif split and len(reduce_phases) == 1:
         # the accumulators of one thread span as many columns as fit 16 KiB of L1
         n_acc = len(reduce_phases[0])
         cap = max(64, (2048 // n_acc) // 16 * 16)
         CB = hint(ON) if not isinstance(ON, Dim) and ON <= cap else cap
         stmts, par, cond = _column_split(blocks, ON, CB, loops_i, work)
     else:
+        split = False
         CB = 64
-        stmts, par, cond = _column_blocks(blocks, ON, CB, loops_i, work)
-    plan = CppPlan("columns-split" if split else "columns", (("o0", ON),) + tuple(loops_i), par, cond, cb=CB)
+        stmts, par, cond = _column_blocks(blocks, ON, CB, loops_i, work, loops_b, cores)
+    plan = CppPlan("columns-split" if split else "columns", (*loops_b, ("o0", ON), *loops_i), par, cond, cb=CB)
     return _kernel(w, plan, stmts)
 
 
@@ -450,9 +483,15 @@ def _column_loops(loops_i, lines, first=None, simd: bool = True) -> list:
     return nest(loops_i, [Loop("o0", "ob", "oe", tuple(lines), simd=() if simd else None)], first=first)
 
 
-def _column_blocks(blocks, ON, CB, loops_i, work):
-    par, cond = parallel_if(work, ((ON, ">", CB),))
-    pf = Parallel(cond=cond) if par and (cond or ON > CB) else None
+def _column_blocks(blocks, ON, CB, loops_i, work, batch=(), cores: int = 1):
+    """Each block of columns reduced over every row, the blocks shared among threads; with
+    `batch` loops, those outside the blocks, and they are what the threads share."""
+    if batch:
+        par, cond = parallel_if(work)
+        pf = parallel_for(list(batch), False, cores, cond, vector=False) if par else None
+    else:
+        par, cond = parallel_if(work, ((ON, ">", CB),))
+        pf = Parallel(cond=cond) if par and (cond or ON > CB) else None
     body: list = [BlockEnd((("oe", "ob", CB, ON),))]
     for role, reds, lines, after in blocks:
         body += _decls(reds, CB)
@@ -460,30 +499,59 @@ def _column_blocks(blocks, ON, CB, loops_i, work):
         body += _column_loops(loops_i if reduce else [], lines, simd=reduce)
         if reduce and after:
             body.append(Loop("o0", "ob", "oe", tuple(after)))
+    if batch:
+        return nest(list(batch), [Loop("ob", 0, ON, tuple(body), step=CB)], pf, None), bool(pf), cond
     return [Loop("ob", 0, ON, tuple(body), step=CB, parallel=pf)], bool(pf), cond
 
 
-def _column_split(blocks, ON, CB, loops_i, work):
-    """Split mode (see _columns): a parallel region where thread t sums rows
-    [RN*t/nt, RN*(t+1)/nt) of the first reduction loop into its slice of `part`, then
-    per column block the slices added in thread order (the same order every run at a
-    given thread count), the reductions' stores and the column-wise epilogue."""
-    (_, reds, lines, after), rest = blocks[0], blocks[1:]
+def _split_phase(reds, lines, after, RN, ON, CB, loops_i, cond, declare: bool = False, rest=()) -> list:
+    """One reduction phase in split mode: thread t sums rows [rb, re) of the first loop into
+    its slice of `part`; then per column block the slices are folded in thread order into the
+    accumulators (declared per block when `declare`, else by the caller), the phase's stores
+    run, and the per-column lines `rest` after them."""
     n_acc = len(reds)
-    RN = loops_i[0][1]
-    _, cond = parallel_if(work)
     part = [BlockEnd((("oe", "ob", CB, ON),))] + _decls(reds, CB)
     part += _column_loops(loops_i, lines, first=("rb", "re"))
     part.append(Loop("o0", "ob", "oe", tuple(WorkspaceStore(f"acc_{r.name}", j, n_acc, ON, r.op, r.dtype)
                                              for j, r in enumerate(reds))))
     region = ThreadRegion(cond, RN, ON, n_acc, (Loop("ob", 0, ON, tuple(part), step=CB),))
-    # the combine: partial sums in thread order, then what reads the finished reductions
     folds = tuple(Fold(AccRef(f"acc_{r.name}", r.dtype, block=True), r.name, r.op, r.dtype,
                        PartRef(r.op, r.dtype, j, n_acc, ON)) for j, r in enumerate(reds))
-    comb = [BlockEnd((("oe", "ob", CB, ON),))] + _decls(reds, CB)
+    comb = [BlockEnd((("oe", "ob", CB, ON),))] + (_decls(reds, CB) if declare else [])
     comb.append(Loop("t", 0, "nt_used", (Loop("o0", "ob", "oe", folds),), ctype="int"))
     if after:
         comb.append(Loop("o0", "ob", "oe", tuple(after)))
-    for _, _, olines, _ in rest:
+    for olines in rest:
         comb.append(Loop("o0", "ob", "oe", tuple(olines)))
-    return [region, Loop("ob", 0, ON, tuple(comb), step=CB), FreeParts()], True, cond
+    return [region, Loop("ob", 0, ON, tuple(comb), step=CB), FreeParts()]
+
+
+def _column_split_phases(blocks, ON, CB, loops_i, work):
+    """Split mode (see _columns) over several phases, columns in one block (ON <= CB): every
+    reduction's accumulators live for the whole kernel, each phase is a parallel region of
+    its own whose rows read the finished sums of the phases before it, and a per-column
+    phase between them runs on one thread (it is ON elements)."""
+    _, cond = parallel_if(work)
+    RN = loops_i[0][1]
+    stmts = []
+    for role, reds, _, _ in blocks:
+        if role == Role.REDUCE:
+            stmts += _decls(reds, CB)
+    for role, reds, lines, after in blocks:
+        if role == Role.REDUCE:
+            stmts.append(Scope(tuple(_split_phase(reds, lines, after, RN, ON, CB, loops_i, cond))))
+        else:
+            stmts.append(Loop("ob", 0, ON, (BlockEnd((("oe", "ob", CB, ON),)), Loop("o0", "ob", "oe", tuple(lines))),
+                              step=CB))
+    return stmts, True, cond
+
+
+def _column_split(blocks, ON, CB, loops_i, work):
+    """Split mode (see _columns), one reduction phase first: a parallel region where thread t
+    sums rows [RN*t/nt, RN*(t+1)/nt) of the first reduction loop into its slice of `part`,
+    then per column block the slices added in thread order (the same order every run at a
+    given thread count), the reductions' stores and the column-wise epilogue."""
+    (_, reds, lines, after), rest = blocks[0], blocks[1:]
+    _, cond = parallel_if(work)
+    return _split_phase(reds, lines, after, loops_i[0][1], ON, CB, loops_i, cond, declare=True,
+                        rest=[olines for _, _, olines, _ in rest]), True, cond
