@@ -65,7 +65,17 @@ def rewrites(monkeypatch):
         for c in convs:
             ops = c.args[:2] if c.target is torch.ops.aten.convolution.default else c.args[:3]
             cl.append(all(a.meta["val"].is_contiguous(memory_format=CL) for a in ops))
-        seen.append((n, len(convs), cl))
+        # values copied back to eager's layout that anything but the graph's outputs reads
+        # (directly or through views)
+        def readers(x):
+            for u in x.users:
+                if getattr(u.target, "is_view", False):
+                    yield from readers(u)
+                else:
+                    yield u
+        stray = [x.name for x in g.nodes if channels_last._back_of(x) is not None
+                 and any(u.op != "output" for u in readers(x))]
+        seen.append((n, len(convs), cl, stray))
         return n
     monkeypatch.setattr(joint, "convolutions_channels_last", spy)
     return seen
@@ -129,8 +139,14 @@ def test_conv_net_runs_channels_last_and_matches_eager(rewrites, pool):
     graphs = model.forward._bessemer_backend.compiled
     assert {g.name.rstrip("0123456789") for g in graphs} >= {"forward", "backward"}
     assert rewrites, "the joint graph was not rewritten"
-    n, n_convs, cl = rewrites[-1]
+    n, n_convs, cl, stray = rewrites[-1]
     assert n_convs == 8 and n >= n_convs and all(cl), rewrites[-1]   # 4 forward, 4 backward
+    # between the convolutions everything (BatchNorm, ReLU, the max pool, the residual add, and
+    # their backward) reads the channels-last values themselves
+    assert not stray, stray
+    # kernels that transpose in tiles: the input image's copy and the like, not the activations'
+    transposing = [k.name for g in graphs for k in g.kernels if "tile0" in k.code]
+    assert len(transposing) <= 4, transposing
     # BatchNorm's statistics over a channels-last convolution output run as column reductions
     fw = [g for g in graphs if g.name.startswith("forward")][0]
     reductions = [k for k in fw.kernels if k.kind != "pointwise"]
@@ -158,14 +174,17 @@ def test_conv_net_trains_as_eager(rewrites):
     _as_close_as_eager("BatchNorm statistics", bc, be, bt, 10.0, 1e-5)
 
 
-def test_off_by_default_and_without_convolutions():
+def test_on_by_default_and_nothing_without_convolutions():
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.experimental.proxy_tensor import make_fx
     with FakeTensorMode(allow_non_fake_inputs=True):
-        gm = make_fx(lambda x, w: F.conv2d(x, w), tracing_mode="fake")(
+        conv = make_fx(lambda x, w: F.relu(F.conv2d(x, w)), tracing_mode="fake")(
             torch.randn(2, 8, 6, 6), torch.randn(8, 8, 3, 3))
-    assert channels_last.ENABLED is False
-    assert channels_last.convolutions_channels_last(gm.graph) == 0
+        linear = make_fx(lambda x, w: F.relu(F.linear(x, w)), tracing_mode="fake")(
+            torch.randn(2, 8, 6, 6), torch.randn(8, 6))
+    assert channels_last.ENABLED is True
+    assert channels_last.convolutions_channels_last(conv.graph) >= 1
+    assert channels_last.convolutions_channels_last(linear.graph) == 0
 
 
 class ChannelStats(nn.Module):

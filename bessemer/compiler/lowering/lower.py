@@ -186,7 +186,7 @@ class Lowerer:
         channels-last convolutions (partition/channels_last.py) every kernel then reads and
         writes [N, H, W, C] memory in its order; left in the domain's order, a kernel that
         reads a channels-last input and writes its own buffer NCHW transposes."""
-        if not (isinstance(v, Node) and v.kind == Kind.POINTWISE and len(v.shape) == 4):
+        if not (isinstance(v, Node) and v.kind in (Kind.POINTWISE, Kind.PAD) and len(v.shape) == 4):
             return v
         m = n.meta.get("val")
         if not (isinstance(m, torch.Tensor) and m.dim() == 4 and m.is_contiguous(memory_format=torch.channels_last)

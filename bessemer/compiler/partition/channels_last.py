@@ -1,5 +1,5 @@
 """Convolutions on the CPU with channels-last operands: a rewrite of the joint graph (or of a
-whole-step graph) before it is partitioned. Off for now (ENABLED, below, says why).
+whole-step graph) before it is partitioned (ENABLED, below, says what it gains).
 
 oneDNN, ATen's CPU convolution, is faster on [N, H, W, C] than on [N, C, H, W]: over an NCHW
 tensor it reorders input, weight and output into its own blocked layout on every call. ResNet-50
@@ -72,15 +72,23 @@ def _wants(v, any_dtype: bool = False) -> bool:
             and v.is_contiguous() and not v.is_contiguous(memory_format=CL))
 
 
-# Off: it did not pay end to end (one thread, a loaded machine, the least CPU time of 6-12
-# steps at scale small, without -> with): ResNet-50 84 -> 85 ms, ResNet-18 149 -> 168 ms,
-# MobileNetV2 109 -> 168 ms. The convolutions gain (about 15 ms of ResNet-50's step); the
-# kernels around them lose as much: the stem's decomposed max pool splits into two kernels
-# that store its where-chain's masks in eager's layout, the weights are copied forward and
-# again backward (ResNet-18's kernels move 40 -> 76 MB forward), and at one thread ATen runs
-# 1x1 convolutions at batch < 16 through its own kernel, not oneDNN. Deterministic: bytes
-# the kernels move per step (ResNet-50 166 -> 187 MB, MobileNetV2 507 -> 511 MB).
-ENABLED = False
+# On: with the layout carried through the kernels between convolutions (_propagate; the
+# kernels compute channels-last values in [N, H, W, C] order, lowering/lower.py) it pays on
+# every conv net measured but ResNet-18. A training step in bessemer, scale small, 2 threads,
+# the least of 5 x 5 steps, without -> with: bn-cnn 17.7 -> 14.5 ms, small-unet 8.7 -> 8.4,
+# cnn 31.5 -> 27.9, ResNet-50 24.0 -> 20.6, MobileNetV2 57.2 -> 47.4, EfficientNet-B0 58.6 ->
+# 45.2, DenseNet-121 42.8 -> 41.5, ConvNeXt-tiny 37.1 -> 28.8, RegNetY-4.0GF 34.5 -> 32.1;
+# ResNet-18 39.5 -> 42.9 (its convolutions run no faster channels-last at batch 8).
+ENABLED = True
+
+
+# A convolution whose input has fewer elements than its weight (the last stages of a ResNet at
+# a small image: [8, 256, 4, 4] through a 256 x 256 x 3 x 3 weight) stays in eager's layout:
+# its weight would be copied channels-last forward and backward and its gradient copied back
+# every step, for a convolution oneDNN runs no faster channels-last at that size (ResNet-18 at
+# scale small, all convolutions rewritten: 40 -> 46 ms a step, convolutions even, kernels
+# 4.7 -> 6.7 ms, the weight copies most of the difference).
+MIN_INPUT_PER_WEIGHT = 1.0
 
 
 def available() -> bool:
@@ -98,6 +106,8 @@ def _eligible(n: fx.Node) -> bool:
         grads = (go,)
     vx, vw = _val(x), _val(w)
     if not (_static4(vx) and _static4(vw) and vx.device.type == "cpu" and vx.dtype == torch.float32):
+        return False
+    if vx.numel() < MIN_INPUT_PER_WEIGHT * vw.numel():
         return False
     # every operand in eager's layout (a model fed channels-last runs so in eager already)
     return all(_val(a).is_contiguous() for a in (x, w, *grads)) and (
@@ -214,26 +224,48 @@ def _follows(old, new) -> bool:
         return not isinstance(new, torch.Tensor) and old == new
     if not isinstance(new, torch.Tensor) or new.shape != old.shape or new.dtype != old.dtype:
         return False
-    return tuple(new.stride()) == tuple(old.stride()) or (old.is_contiguous() and _is_cl(new))
+    if tuple(new.stride()) == tuple(old.stride()):
+        return True
+    # eager's value laid out by N, C, H, W (contiguous, or a view of such as a slice is), the
+    # new one by N, H, W, C
+    return old.dim() == 4 and _order(old) == _order_of(old, (0, 1, 2, 3)) and _order(new) == _order_of(new, (0, 2, 3, 1))
+
+
+def _order(t: torch.Tensor) -> tuple:
+    """t's dims of more than one element, outermost in memory first."""
+    dims = [d for d in range(t.dim()) if t.shape[d] != 1]
+    return tuple(sorted(dims, key=lambda d: -t.stride()[d]))
+
+
+def _order_of(t: torch.Tensor, order: tuple) -> tuple:
+    return tuple(d for d in order if t.shape[d] != 1)
+
+
+# ops that read their operand's memory through strides of their own: over a channels-last
+# operand they would read other elements
+_BY_STRIDES = {aten.as_strided.default, aten.as_strided_scatter.default, aten.as_strided_copy.default,
+               aten._reshape_alias.default}
 
 
 def _propagate(g: fx.Graph) -> int:
     """Lets the readers of a convolution's channels-last output read it as it is, where the op
     takes it (ATen's own rule for its value's layout gives the same value in the same or the
-    channels-last layout): a BatchNorm, a ReLU, a residual add between two convolutions then
-    run channels-last end to end, their outputs channels-last in turn, and the kernels read and
-    write in one order. What cannot (a view, a graph output, a random op whose draws follow
-    its layout) reads the clone in eager's layout. The number of ops that now read
-    channels-last operands."""
+    channels-last layout): a BatchNorm, a ReLU, a residual add, the slices of a padded max
+    pool between two convolutions then run channels-last end to end, their outputs
+    channels-last in turn, and the kernels read and write in one order. What cannot (a
+    reshape, a graph output, a random op whose draws follow its layout) reads a value in
+    eager's layout: the clone back to it, or the view it took of such a clone. The number of
+    ops that now read channels-last operands."""
+    twin = {n: _back_of(n) for n in g.nodes}        # a value in eager's layout -> its channels-last twin
+    twin = {n: t for n, t in twin.items() if t is not None}
     changed = 0
     for n in list(g.nodes):
-        if n.op != "call_function" or n.target in _CONVS or _back_of(n) is not None:
+        if n.op != "call_function" or n.target in _CONVS or n.target in _BY_STRIDES or n in twin:
             continue
         tags = getattr(n.target, "tags", ())
         if torch.Tag.nondeterministic_seeded in tags or torch.Tag.inplace_view in tags:
             continue
-        backs = {a: _back_of(a) for a in n.all_input_nodes}
-        backs = {a: b for a, b in backs.items() if b is not None}
+        backs = {a: twin[a] for a in n.all_input_nodes if a in twin}
         if not backs:
             continue
         args = fx.node.map_arg(n.args, lambda a: backs.get(a, a))
@@ -245,15 +277,25 @@ def _propagate(g: fx.Graph) -> int:
             continue
         if old is None or not _follows(old, new):
             continue
-        n.args, n.kwargs = args, kwargs
-        _set_outputs(g, n, old, new)
         changed += 1
+        if getattr(n.target, "is_view", False):
+            # the same view of the channels-last operand beside n, which stays for the readers
+            # that need eager's strides
+            with g.inserting_after(n):
+                t = g.call_function(n.target, args, kwargs)
+            t.meta = {**n.meta, "val": new}
+            t.meta.pop("tensor_meta", None)
+            twin[n] = t
+            continue
+        n.args, n.kwargs = args, kwargs
+        twin.update(_set_outputs(g, n, old, new))
     return changed
 
 
-def _set_outputs(g: fx.Graph, n: fx.Node, old, new) -> None:
+def _set_outputs(g: fx.Graph, n: fx.Node, old, new) -> dict:
     """n's value is `new` now; each output that turned channels-last is read by n's other
-    users through a clone in eager's layout (which _propagate may let them skip in turn)."""
+    users through a clone in eager's layout (which _propagate may let them skip in turn):
+    {clone: the output it copies}."""
     n.meta["val"] = new
     n.meta.pop("tensor_meta", None)
     if not isinstance(new, (tuple, list)):
@@ -266,6 +308,7 @@ def _set_outputs(g: fx.Graph, n: fx.Node, old, new) -> None:
                 u.meta["val"] = new[i]
                 u.meta.pop("tensor_meta", None)
                 outs.append((u, old[i], new[i]))
+    backs = {}
     for u, o, v in outs:
         if v is None or o is None or tuple(v.stride()) == tuple(o.stride()):
             continue
@@ -273,3 +316,5 @@ def _set_outputs(g: fx.Graph, n: fx.Node, old, new) -> None:
             back = g.call_function(aten.clone.default, (u,), {"memory_format": torch.contiguous_format})
         back.meta = {**u.meta, "val": o}
         u.replace_all_uses_with(back, delete_user_cb=lambda user: user is not back)
+        backs[back] = u
+    return backs
