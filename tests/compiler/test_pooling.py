@@ -74,12 +74,18 @@ def test_max_pool_matches_eager(pool, decomposed):
     assert ("max_pool2d_with_indices" in fw.schedule_text) != decomposed
 
 
-def test_a_stem_pool_is_a_kernel_not_an_aten_call():
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_a_stem_pool_is_a_kernel_not_an_aten_call(monkeypatch, channels_last):
+    """One kernel in eager's layout; channels-last, the convolution's input is copied to that
+    layout and the pool's outputs back to eager's (graph outputs), the pool itself one kernel."""
+    from bessemer.compiler.partition import channels_last as cl
+    monkeypatch.setattr(cl, "ENABLED", channels_last)
     torch.manual_seed(0)
     model = _compiled(Pool(4, kernel_size=3, stride=2, padding=1))
     model(torch.randn(2, 4, 16, 16))[0].sum().backward()
     fw = [cg for cg in model.forward._bessemer_backend.compiled if cg.name.startswith("forward")][0]
-    assert "max_pool2d_with_indices" not in fw.schedule_text and fw.n_kernels == 1, fw.schedule_text
+    assert "max_pool2d_with_indices" not in fw.schedule_text and fw.n_kernels == 1 + 2 * channels_last, \
+        fw.schedule_text
 
 
 
