@@ -18,9 +18,9 @@ import torch.fx
 
 from bessemer.compiler.ir import symbolic as symbolic_mod
 from bessemer.compiler.ir.graph import Graph, Kind, Node
-from bessemer.compiler.lowering.rules import LOWERINGS, op_name
+from bessemer.compiler.lowering.rules import LOWERINGS, channels_last, op_name
 from bessemer.compiler.lowering.sizes import SYM_TYPES, TENSOR_META, SizeBinding, fx_meta, input_strides
-from bessemer.compiler.ir.views import Unsupported, permute
+from bessemer.compiler.ir.views import Unsupported
 
 aten = torch.ops.aten
 log = logging.getLogger("bessemer")
@@ -192,10 +192,7 @@ class Lowerer:
         if not (isinstance(m, torch.Tensor) and m.dim() == 4 and m.is_contiguous(memory_format=torch.channels_last)
                 and not m.is_contiguous()):
             return v
-        g = self.g
-        nhwc = g.add(Node(Kind.POINTWISE, [permute(g, v, (0, 2, 3, 1))], (v.shape[0], v.shape[2], v.shape[3], v.shape[1]),
-                          v.dtype, {"op": "cast", "keep": True}))
-        return permute(g, nhwc, (0, 3, 1, 2))
+        return channels_last(self.g, v)
 
     def extern(self, n: torch.fx.Node, args, kwargs, by_design: bool = False):
         name = op_name(n.target)

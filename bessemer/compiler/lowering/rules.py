@@ -410,12 +410,17 @@ def _convert_element_type(lower, node, x, dtype):
     return lower.g.cast(x, lower.dtype(node)) if x.dtype != lower.dtype(node) else lower.copy(x)
 
 
+def channels_last(g, x: Node) -> Node:
+    """x computed into an [N, H, W, C] buffer, seen as [N, C, H, W] with channels-last strides."""
+    nhwc = g.add(Node(Kind.POINTWISE, [permute(g, x, (0, 2, 3, 1))], (x.shape[0], x.shape[2], x.shape[3], x.shape[1]),
+                      x.dtype, {"op": "cast", "keep": True}))
+    return permute(g, nhwc, (0, 3, 1, 2))
+
+
 @lowers(aten.clone.default)
 def _clone(lower, node, x, memory_format=None):
     if memory_format is torch.channels_last and len(x.shape) == 4:
-        # an [N, H, W, C] buffer, seen as [N, C, H, W] with channels-last strides
-        return permute(lower.g, lower.g.add(Node(Kind.POINTWISE, [permute(lower.g, x, (0, 2, 3, 1))], (
-            x.shape[0], x.shape[2], x.shape[3], x.shape[1]), x.dtype, {"op": "cast", "keep": True})), (0, 3, 1, 2))
+        return channels_last(lower.g, x)
     if memory_format not in (None, torch.preserve_format, torch.contiguous_format):
         raise Unsupported("memory format")
     return lower.copy(x)

@@ -228,7 +228,8 @@ def _follows(old, new) -> bool:
         return True
     # eager's value laid out by N, C, H, W (contiguous, or a view of such as a slice is), the
     # new one by N, H, W, C
-    return old.dim() == 4 and _order(old) == _order_of(old, (0, 1, 2, 3)) and _order(new) == _order_of(new, (0, 2, 3, 1))
+    return (old.dim() == 4 and _order(old) == _order_of(old, (0, 1, 2, 3))
+            and _order(new) == _order_of(new, (0, 2, 3, 1)))
 
 
 def _order(t: torch.Tensor) -> tuple:
