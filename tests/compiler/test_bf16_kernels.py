@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import warnings
 
+import pytest
+
 import torch
 
 from bessemer.compiler.capture.backend import make_backend
@@ -87,3 +89,26 @@ def test_bf16_transposing_copies_store_tiles_exact(tmp_path):
     f, _ = _compile(_transposes, tmp_path)
     for a, b in zip(f(xv, yv), _transposes(xv, yv)):
         assert a.dtype == b.dtype and torch.equal(_bits(a), _bits(b))
+
+
+@pytest.mark.parametrize("backend", ["cpp", "triton"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_narrow_floor_division_gives_eager_bits(dtype, backend):
+    """ATen's CPU floor division of two bf16 or fp16 tensors rounds every step of Python's
+    algorithm to the narrow type (-1760 // 4.34375 is -408 in bf16); by a number or a
+    one-element tensor it computes in float32 and rounds once. Both, bit for bit, zeros and
+    infinities included."""
+    import bessemer
+    gen = torch.Generator().manual_seed(0)
+    a = (torch.randn(200, 100, generator=gen) * 3000).to(dtype)
+    b = (torch.randn(200, 100, generator=gen) * 3).to(dtype)
+    b[0, :10], a[1, :10], b[2, 0], a[3, 0] = 0, 0, -0.0, float("inf")
+    cases = [(lambda a, b: a // b, (a, b)), (lambda a, b: torch.div(a, b, rounding_mode="floor"), (a, b[0])),
+             (lambda a, b: a // b, (a, b[5, :1] + 1.5)), (lambda a, b: a // b, (a[4, 7], b)),
+             (lambda a: a // 3.3, (a,))]
+    for f, args in cases:
+        torch._dynamo.reset()
+        c = bessemer.compile(f, fallback="error", backend=backend, graph_cache=False)
+        got, want = c(*args), f(*args)
+        same = (_bits(got) == _bits(want)) | (got.isnan() & want.isnan())
+        assert same.all(), (got[~same][:5], want[~same][:5])

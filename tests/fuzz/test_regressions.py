@@ -291,3 +291,15 @@ def test_float32_buffer_does_not_take_a_bf16_storage_of_an_odd_length():
         Input((5, 1), 'bool', seed=420481),
         Input((1, 3, 17), 'bfloat16', grad=True, seed=421056),
     ], seed=6570)
+
+
+def test_bf16_floor_division_of_tensors_rounds_each_step():
+    """Seed 10088: eager's bf16 a // b rounds each step of Python's algorithm to bf16."""
+    def prog(a0, a1):
+        v0 = a1 // a0
+        v1 = v0.contiguous(memory_format=torch.channels_last)
+        return (v1.to(torch.int64),)
+    assert_like_eager(prog, [
+        Input((31, 67, 1, 31), 'bfloat16', layout='e', grad=True, seed=645632),
+        Input((31, 1, 1, 1), 'bfloat16', layout='cl', grad=True, seed=645633),
+    ], seed=10088)

@@ -222,8 +222,36 @@ def _div_mode(lower, node, a, b, rounding_mode=None):
         # ATen rounds the quotient to the narrow type before truncating (7.0 from 6.986 in bf16)
         q = pointwise(lower.g, "div", [a, b], compute, torch.float32)
         return pointwise(lower.g, "trunc", [q], out, compute)
+    if (rounding_mode == "floor" and compute in (torch.bfloat16, torch.float16) and is_node(b)
+            and not all(d == 1 for d in b.shape)):
+        # (a divisor of one element, or a number, ATen takes as a float scalar: one rounding)
+        return lower.g.cast(_floordiv_narrow(lower.g, a, b, compute), out)
     op = "floordiv" if rounding_mode == "floor" else "truncdiv"
     return pointwise(lower.g, op, [a, b], out, compute)
+
+
+def _floordiv_narrow(g, a, b, dt: torch.dtype) -> Node:
+    """Python's floor division in bf16 or fp16 as ATen's CPU kernel computes it: Python's
+    algorithm (fmod, then the quotient of what is left, corrected by one and rounded) with
+    every step rounded to the narrow type (-1760 // 4.34375 is -408 in bf16, not -406).
+    Each node below is of the narrow type, so each step rounds."""
+    p = lambda op, *xs: pointwise(g, op, list(xs), dt)                  # noqa: E731
+    t = lambda op, *xs: pointwise(g, op, list(xs), torch.bool, dt)      # noqa: E731
+
+    def where(c, x, y):
+        shape = broadcast_shapes(_shape_of(c), _shape_of(x), _shape_of(y))
+        return g.pointwise("where", [as_node(g, c, shape, torch.bool), as_node(g, x, shape, dt),
+                                     as_node(g, y, shape, dt)], dt)
+    mod = p("fmod", a, b)
+    div = p("div", p("sub", a, mod), b)
+    signs = pointwise(g, "ne", [t("lt", b, 0.0), t("lt", mod, 0.0)], torch.bool, torch.bool)
+    corr = pointwise(g, "where", [t("ne", mod, 0.0), signs, False], torch.bool, torch.bool)
+    div = where(corr, p("sub", div, 1.0), div)
+    fl = p("floor", div)
+    fl = where(t("gt", p("sub", div, fl), 0.5), p("add", fl, 1.0), fl)
+    quot = p("div", a, b)
+    fl = where(t("eq", div, 0.0), p("copysign", 0.0, quot), fl)
+    return where(t("eq", b, 0.0), quot, fl)
 
 
 @lowers(aten.rsub.Scalar, aten.rsub.Tensor)
