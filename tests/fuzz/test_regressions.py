@@ -303,3 +303,20 @@ def test_bf16_floor_division_of_tensors_rounds_each_step():
         Input((31, 67, 1, 31), 'bfloat16', layout='e', grad=True, seed=645632),
         Input((31, 1, 1, 1), 'bfloat16', layout='cl', grad=True, seed=645633),
     ], seed=10088)
+
+
+def test_a_gather_of_a_flip_reads_the_flip_copied():
+    """Seed 10873: the flip's copy was moved past the ATen gather reading it, which then got
+    a view with negative strides (read as garbage)."""
+    def prog(a0, a1, a2):
+        v1 = torch.pow(a0.abs() + 0.5, a1)
+        v2 = torch.clamp(v1, min=-0.5, max=0.7)
+        v3 = v2.flip(0, 1)
+        v2[0:1:1, :].transpose(0, 1).clamp_(min=-0.3)
+        v4 = torch.gather(v3, 0, a2)
+        return (v1, v2, v4)
+    assert_like_eager(prog, [
+        Input((2, 3), 'float32', layout='t10', grad=True, seed=695872),
+        Input((2, 3), 'float32', layout='t10', grad=True, seed=695873),
+        Input((7, 2), 'int64', low=0, high=2, seed=695874),
+    ], seed=10873)

@@ -53,6 +53,16 @@ def is_contiguous(shape, strides) -> bool:
     return all(st == c for n, st, c in zip(shape, strides, contiguous_strides(shape)) if n != 1)
 
 
+def reads_backwards(x) -> bool:
+    """Is x a view (of views) whose index runs backwards along some dim (a flip)? No torch
+    tensor has such strides: ATen must be handed a copy."""
+    while isinstance(x, Node) and x.kind == Kind.VIEW:
+        if any(isinstance(c, int) and c < 0 for row in x.index_map.coef for c in row):
+            return True
+        x = x.args[0]
+    return False
+
+
 def layout_of(x: Node, realized=frozenset()):
     """(base buffer node, strides, offset) when x reads memory through views only.
 

@@ -15,7 +15,7 @@ import torch
 from bessemer.compiler.ir.symbolic import Dim
 from bessemer.compiler.ir.graph import Graph, Group, Kind, Node, _map_nodes
 from bessemer.compiler.ir.ops import CAST, OPS
-from bessemer.compiler.ir.views import is_contiguous, layout_of
+from bessemer.compiler.ir.views import is_contiguous, layout_of, reads_backwards
 
 # ------------------------------------------------------------------------------
 # dce: drop nodes nothing (transitively) reaches from the output. Externs that
@@ -334,8 +334,8 @@ def _gather_of_cast(g: Graph, n: Node) -> Optional[Node]:
     if not _is_cast(src):
         return None
     x = src.args[0]
-    if layout_of(x) is None and src.dtype.itemsize < x.dtype.itemsize:
-        return None
+    if layout_of(x) is None and src.dtype.itemsize < x.dtype.itemsize or reads_backwards(x):
+        return None   # (a flip's copy stays: ATen cannot read the flip as a view)
     for v in reversed(views):
         x = g.add(Node(Kind.VIEW, [x], v.shape, x.dtype, dict(v.attrs)))
     e = g.extern(n.target, [x] + list(args[1:]), n.attrs["kwargs"], n.shape, x.dtype, n.stride)
