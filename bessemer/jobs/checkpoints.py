@@ -106,7 +106,14 @@ class CheckpointSync:
             # copies every file, so the path always ends with the files as the job left them.
             if not final and os.path.realpath(self.local / rel) in busy:
                 continue
-            self._upload(rel)
+            try:
+                self._upload(rel)
+            except FileNotFoundError:
+                # removed since the scan (a script's temporary file renamed into place): the
+                # file it became is copied by its own entry, now or at the next sync
+                if (self.local / rel).exists():
+                    raise
+                continue
             self.synced[rel] = seen
             copied += 1
         return copied
