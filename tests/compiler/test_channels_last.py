@@ -192,29 +192,21 @@ class ChannelStats(nn.Module):
         return x.sum((0, 2, 3)), (x * x).mean((0, 2, 3))
 
 
-def test_a_reduction_over_a_channels_last_input_reads_columns():
-    """A per-channel sum over an NHWC buffer is a column reduction over [N*H*W, C] in memory:
-    the kernel walks rows of C values, not each channel C values apart."""
-    m = _compile(ChannelStats())
-    x = torch.randn(4, 24, 9, 7).contiguous(memory_format=CL)
-    for got, want in zip(m(x), ChannelStats()(x)):
-        torch.testing.assert_close(got, want)
-    codes = [k.code for g in m.forward._bessemer_backend.compiled for k in g.kernels]
-    assert codes and all("ob += " in c for c in codes), codes
-
-
 class GlobalPool(nn.Module):
     def forward(self, x):
         return (x.mean((2, 3)) * 3).sin(), x.amax((2, 3))
 
 
-def test_a_global_pool_over_a_channels_last_input_reads_columns_per_image():
-    """A mean over H, W of an NHWC buffer keeps N outside the reduced dims and C inside them
-    in memory: for each image, a column reduction over [H*W, C] (the kernel walks rows of C
-    values, not each channel C values apart)."""
-    m = _compile(GlobalPool())
-    x = torch.randn(6, 40, 9, 7).contiguous(memory_format=CL)
-    for got, want in zip(m(x), GlobalPool()(x)):
+@pytest.mark.parametrize("module,shape", [(ChannelStats, (4, 24, 9, 7)), (GlobalPool, (6, 40, 9, 7))],
+                         ids=["per-channel", "global-pool"])
+def test_a_reduction_over_a_channels_last_input_reads_columns(module, shape):
+    """A per-channel sum over an NHWC buffer is a column reduction over [N*H*W, C] in memory;
+    a mean over H, W keeps N outside the reduced dims and C inside them: for each image, a
+    column reduction over [H*W, C]. Either way the kernel walks rows of C values, not each
+    channel C values apart."""
+    m = _compile(module())
+    x = torch.randn(*shape).contiguous(memory_format=CL)
+    for got, want in zip(m(x), module()(x)):
         torch.testing.assert_close(got, want)
     codes = [k.code for g in m.forward._bessemer_backend.compiled for k in g.kernels]
     assert codes and all("ob += " in c for c in codes), codes
