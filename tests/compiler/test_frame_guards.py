@@ -6,7 +6,9 @@ enum attribute, a module-level global (a float and a function), a TransformerEnc
 activation, a closure's value, its depth, or its source; every run trains as eager (loss,
 gradients and parameters after two SGD steps), with fallback="error" and graphs compiled.
 A config object whose identity Dynamo guards is described by its class and attributes."""
+import collections
 import copy
+import functools
 import json
 import os
 import random
@@ -195,6 +197,25 @@ def test_a_class_that_cannot_be_found_by_name_is_unguardable():
         pass
     with pytest.raises(Unguardable):   # a class defined in a function cannot be found by name
         describe(Other(), None, "c")
+
+
+class Slotted(Config):
+    __slots__ = ("extra",)
+
+
+class Items(dict):
+    pass
+
+
+@pytest.mark.parametrize("make", [lambda: functools.partial(max, 1), lambda: collections.defaultdict(list),
+                                  lambda: Items(a=1), lambda: Slotted()],
+                         ids=["partial", "defaultdict", "dict-subclass", "slots"])
+def test_an_object_with_state_outside_its_dict_is_unguardable(make):
+    """A C class keeps state its __dict__ does not show (a partial's function and arguments,
+    a defaultdict's factory, a dict subclass's items), as __slots__ do: two such objects with
+    the same __dict__ are not the same, so none is described."""
+    with pytest.raises(Unguardable):
+        describe(make(), None, "c")
 
 
 @pytest.mark.parametrize("value", [torch.zeros(2), object(), torch.nn.Linear(2, 2)])

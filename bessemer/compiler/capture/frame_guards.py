@@ -141,7 +141,7 @@ def describe(v: Any, owner: Any, where: str, depth: int = 0) -> tuple:
         return ("function", v.__module__, v.__qualname__, code_digest(v.__code__),
                 describe(v.__defaults__, owner, where, depth + 1),
                 describe(sorted((v.__kwdefaults__ or {}).items()), owner, where, depth + 1), tuple(cells))
-    if isinstance(v, dict) and len(v) <= 256 and depth < _DATA_DEPTH:
+    if type(v) is dict and len(v) <= 256 and depth < _DATA_DEPTH:
         return ("dict", tuple((describe(k, owner, where, depth + 1), describe(x, owner, where, depth + 1))
                               for k, x in v.items()))
     state = _data_state(v, depth)
@@ -163,12 +163,24 @@ def _data_state(v: Any, depth: int) -> Optional[list]:
     the same, which is what an identity guard on it stands for in one process."""
     cls = type(v)
     if (depth >= _DATA_DEPTH or isinstance(v, (torch.Tensor, torch.nn.Module, type, types.FunctionType))
-            or _by_name(cls) is None):
+            or not _state_in_dict(cls) or _by_name(cls) is None):
         return None
     d = getattr(v, "__dict__", None)
     if not isinstance(d, dict) or len(d) > 512 or any(not isinstance(k, str) for k in d):
         return None
     return list(d.items())
+
+
+class _Plain:
+    pass
+
+
+def _state_in_dict(cls: type) -> bool:
+    """Does an instance of cls keep all its state in its __dict__? Not where a base written in
+    C adds fields (functools.partial's function and arguments, a dict subclass's items: the
+    instance is larger than a plain object) nor where a class has __slots__."""
+    return (cls.__basicsize__ <= _Plain.__basicsize__ and cls.__itemsize__ == 0
+            and not any("__slots__" in vars(c) for c in cls.__mro__))
 
 
 def _kinds(entry) -> list[str]:
