@@ -238,10 +238,7 @@ def _floordiv_narrow(g, a, b, dt: torch.dtype) -> Node:
     p = lambda op, *xs: pointwise(g, op, list(xs), dt)                  # noqa: E731
     t = lambda op, *xs: pointwise(g, op, list(xs), torch.bool, dt)      # noqa: E731
 
-    def where(c, x, y):
-        shape = broadcast_shapes(_shape_of(c), _shape_of(x), _shape_of(y))
-        return g.pointwise("where", [as_node(g, c, shape, torch.bool), as_node(g, x, shape, dt),
-                                     as_node(g, y, shape, dt)], dt)
+    where = lambda c, x, y: select_where(g, c, x, y, dt)                # noqa: E731
     mod = p("fmod", a, b)
     div = p("div", p("sub", a, mod), b)
     signs = pointwise(g, "ne", [t("lt", b, 0.0), t("lt", mod, 0.0)], torch.bool, torch.bool)
@@ -264,11 +261,14 @@ def _rsub(lower, node, a, b, alpha=1):
 
 @lowers(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
 def _where(lower, node, c, a, b):
-    out = lower.dtype(node)
-    g = lower.g
+    return select_where(lower.g, c, a, b, lower.dtype(node))
+
+
+def select_where(g, c, a, b, dt: torch.dtype) -> Node:
+    """where(c, a, b) of dtype dt, broadcast; c read as a bool, a and b cast to dt."""
     shape = broadcast_shapes(_shape_of(c), _shape_of(a), _shape_of(b))
-    cn = as_node(g, c, shape, torch.bool)
-    return g.cast(g.pointwise("where", [cn, as_node(g, a, shape, out), as_node(g, b, shape, out)], out), out)
+    return g.pointwise("where", [as_node(g, c, shape, torch.bool), as_node(g, a, shape, dt),
+                                 as_node(g, b, shape, dt)], dt)
 
 
 @lowers(aten.scatter.value, aten.scatter.src)
