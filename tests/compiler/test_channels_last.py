@@ -212,6 +212,32 @@ def test_a_reduction_over_a_channels_last_input_reads_columns(module, shape):
     assert codes and all("ob += " in c for c in codes), codes
 
 
+def test_batchnorm_statistics_over_few_channels_last_channels_split_rows_among_threads(monkeypatch):
+    """A BatchNorm over 16 channels of an NHWC buffer: its mean, then its variance about the
+    mean, are column reductions over one block of columns; each phase splits the rows among
+    the threads (a parallel region of its own, reading the finished mean), and the values,
+    input gradient and running statistics are as close to float64 as eager's."""
+    import os
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)    # the plan for a machine of two cores
+    torch.manual_seed(0)
+    ref = nn.BatchNorm2d(16)
+    m = _compile(copy.deepcopy(ref))
+    x = torch.randn(32, 16, 16, 16).contiguous(memory_format=CL) * 3 + 1
+    g = torch.randn(32, 16, 16, 16)
+    outs = []
+    for mod, dt in ((m, torch.float32), (ref, torch.float32), (copy.deepcopy(ref).double(), torch.float64)):
+        xi = x.detach().clone().to(dt).requires_grad_()
+        y = mod(xi)
+        y.backward(g.to(dt))
+        outs.append((y.double(), xi.grad.double(), mod.running_var.double()))
+    for what, c, e, t in zip(("values", "input gradient", "running variance"), *outs):
+        _as_close_as_eager(what, c, e, t, 3.0, 2 * EPS32)
+    fw = [cg for cg in m.forward._bessemer_backend.compiled if cg.name.startswith("forward")][0]
+    stats = [k for k in fw.kernels if k.kind != "pointwise"]
+    assert any(k.code.count("std::malloc") >= 2 and k.code.count("omp parallel") >= 2 for k in stats), \
+        [k.code for k in stats]
+
+
 class PermutedLayerNorm(nn.Module):
     """ConvNeXt's block norm: a LayerNorm over C of an NCHW activation seen as NHWC, its
     result handed on in NCHW."""

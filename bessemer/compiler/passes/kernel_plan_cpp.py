@@ -421,8 +421,9 @@ def _columns(w: Walker, phases, cores: int, physical: bool = False) -> Optional[
               for role, reds, lines, after in blocks]
     work = math.prod(k.shape)
     reduce_phases = [mbrs for role, mbrs in phases if role == Role.REDUCE]
-    # split mode: one reduction phase, first (what follows reads its finished sums),
-    # and at least 4 rows per core; either outcome is correct for a symbolic size
+    # split mode: a reduction phase first and at least 4 rows per core (either outcome is
+    # correct for a symbolic size); one phase over any columns, or several (each reading the
+    # sums before it) over one block of columns
     split = (not loops_b and phases[0][0] == Role.REDUCE and cores > 1 and loops_i
              and hint(loops_i[0][1]) >= 4 * cores and parallel_if(work)[0])
     if split and len(reduce_phases) > 1 and not isinstance(ON, Dim) and ON <= 64:
