@@ -320,3 +320,16 @@ def test_a_gather_of_a_flip_reads_the_flip_copied():
         Input((2, 3), 'float32', layout='t10', grad=True, seed=695873),
         Input((7, 2), 'int64', low=0, high=2, seed=695874),
     ], seed=10873)
+
+
+def test_the_gradient_of_an_unfold_output_is_taken_dense():
+    """Seed 10462: a forward returning overlapping windows of an intermediate (unfold, step <
+    size); the backward was traced for a gradient in the output's own overlapping strides, and
+    the incoming gradient, copied into them, lost all but one value per address."""
+    def prog(a0, a1):
+        v = torch.addcmul(a1.float(), a1, a0, value=0.5)
+        return (v.unfold(0, 2, 1),)
+    assert_like_eager(prog, [
+        Input((3, 1, 1), 'float32', seed=10462),
+        Input((1, 1, 1), 'float32', grad=True, seed=10463),
+    ], seed=10462)

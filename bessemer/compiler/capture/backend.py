@@ -39,6 +39,7 @@ from bessemer.compiler.partition import partitioner as partition
 from bessemer.compiler.lowering import pooling
 from bessemer.compiler.runtime import graph_call as runtime
 from bessemer.compiler.capture import tangents
+from bessemer.compiler.capture import tangent_layout
 from bessemer.compiler.codegen import backends
 from bessemer.compiler.codegen.build import BuildError
 from bessemer.compiler.lowering.lower import PADDING_BACKWARDS, UPSAMPLE_OPS
@@ -528,7 +529,7 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
         seen.append(shapes)
         cached = graph_cache.enabled(be.config)
         aot = aots.get(cached) or aots.setdefault(cached, be.aot(cached))
-        with aten_upsampling():
+        with aten_upsampling(), tangent_layout.dense_tangents_for_overlapping_outputs():
             if cached:
                 with graph_cache.active(be):
                     fn = aot(gm, example_inputs, **kwargs)
