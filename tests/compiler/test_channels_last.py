@@ -104,8 +104,8 @@ def _train(model, xs, ts, dtype=torch.float32):
         losses.append(loss.item())
         opt.step()
     params = torch.cat([p.detach().double().flatten() for p in model.parameters()])
-    stats = torch.cat([b.detach().double().flatten() for b in model.buffers() if b.is_floating_point()])
-    return losses, grads, params, stats
+    stats = [b.detach().double().flatten() for b in model.buffers() if b.is_floating_point()]
+    return losses, grads, params, torch.cat(stats) if stats else None
 
 
 def _as_close_as_eager(what, compiled, eager, truth, factor, floor):
@@ -283,3 +283,82 @@ def test_a_channels_last_view_of_nchw_memory_reduces_its_channels_by_rows():
                  if line.startswith("kernel ") and "reduce over [0, 1, 2]" in line}
         param_grads += [k for k in cg.kernels if k.name in names]
     assert param_grads and all("ob += " not in k.code for k in param_grads), [k.code for k in param_grads]
+
+
+class GroupNormBlock(nn.Module):
+    """A diffusion UNet's block: conv, GroupNorm, SiLU, twice, with a residual add."""
+
+    def __init__(self, c=16, groups=4):
+        super().__init__()
+        self.c1, self.n1 = nn.Conv2d(c, c, 3, padding=1), nn.GroupNorm(groups, c)
+        self.c2, self.n2 = nn.Conv2d(c, c, 3, padding=1), nn.GroupNorm(groups, c)
+        self.fc = nn.Linear(c, 10)
+
+    def forward(self, x):
+        y = F.silu(self.n2(self.c2(F.silu(self.n1(self.c1(x)))))) + x
+        return self.fc(y.mean((2, 3))), y
+
+
+def test_group_norm_runs_channels_last_and_trains_as_eager(rewrites):
+    """GroupNorm's statistics over its [N, G, C/G, H*W] view of a channels-last convolution
+    output: per channel over H*W (column reductions, rows of C values), then combined per
+    group (lowering/rules._var_in_stages); its backward's per-channel sums likewise. Nothing
+    between the convolutions reads eager's layout, and three SGD steps are as close to
+    float64 training as eager's."""
+    torch.manual_seed(0)
+    ref = GroupNormBlock()
+    with torch.no_grad():
+        for n in (ref.n1, ref.n2):
+            n.weight.normal_()
+            n.bias.normal_()
+    xs = [torch.randn(4, 16, 12, 12) * 2 + 1 for _ in range(3)]
+    ts = [torch.randint(0, 10, (4,)) for _ in range(3)]
+    truth = _train(copy.deepcopy(ref).double(), xs, ts, torch.float64)
+    eager = _train(copy.deepcopy(ref), xs, ts)
+    model = _compile(copy.deepcopy(ref))
+    compiled = _train(model, xs, ts)
+    (lc, gc, pc, _), (le, ge, pe, _), (lt, gt, pt, _) = compiled, eager, truth
+    _as_close_as_eager("first loss", lc[0], le[0], lt[0], 3.0, 2 * EPS32)
+    _as_close_as_eager("first gradients", gc, ge, gt, 3.0, 2 * EPS32)
+    _as_close_as_eager("parameters", pc, pe, pt, 10.0, 1e-5)
+    assert rewrites and all(cl for _, _, cl, _ in rewrites for cl in cl)
+    stray = [s for *_, s in rewrites if s]
+    assert not stray, stray
+    fw = [g for g in model.forward._bessemer_backend.compiled if g.name.startswith("forward")][0]
+    stats = [k for k in fw.kernels if k.kind != "pointwise" and "reduce over [3]" in
+             next(line for line in fw.schedule_text.splitlines() if line.startswith(f"kernel {k.name} "))]
+    assert len(stats) == 2 and all("ob += " in k.code for k in stats), fw.schedule_text
+    # kernels that transpose in tiles: the block's input and output (its gradient and the
+    # input's in the backward), not the activations between the convolutions
+    for g in model.forward._bessemer_backend.compiled:
+        transposing = [k.name for k in g.kernels if "tile0" in k.code]
+        assert len(transposing) <= 2, (g.name, transposing)
+
+
+class GroupStats(nn.Module):
+    """GroupNorm's statistics over the [N, G, C/G, H*W] view of a channels-last activation
+    (memory N, H*W, G, C/G): a kept dim, G, between the reduced ones."""
+
+    def forward(self, x):
+        n, c, h, w = x.shape
+        return torch.var_mean(x.view(n, 4, c // 4, h * w), (2, 3), correction=0, keepdim=True)
+
+
+def test_statistics_with_a_kept_dim_between_reduced_ones_reduce_in_two_stages():
+    """Per channel over H*W first (a column reduction per image, rows of C values), then per
+    group (lowering/rules._var_in_stages): as close to float64 as eager's var_mean; and for
+    groups whose values are all equal, the mean is that value and the variance 0, exactly, as
+    eager's (each stage shifted by its first value)."""
+    m = _compile(GroupStats())
+    torch.manual_seed(0)
+    x = (torch.randn(4, 16, 9, 7) * 3 + 100).contiguous(memory_format=CL)
+    for got, want, truth in zip(m(x), GroupStats()(x), GroupStats()(x.double())):
+        _as_close_as_eager("statistics", got.double(), want.double(), truth, 3.0, 2 * EPS32)
+    codes = [k.code for g in m.forward._bessemer_backend.compiled for k in g.kernels if k.kind != "pointwise"]
+    assert any("ob += " in c for c in codes), codes
+    const = torch.tensor([0.1, -3.7, 1 / 3, 2.9]).repeat_interleave(4).view(1, 16, 1, 1).expand(4, 16, 9, 7)
+    const = const.contiguous(memory_format=CL)
+    var, mean = m(const)
+    assert torch.equal(var, torch.zeros_like(var))
+    assert torch.equal(mean, torch.tensor([0.1, -3.7, 1 / 3, 2.9]).view(1, 4, 1, 1).expand(4, 4, 1, 1))
+    assert torch.equal(mean, GroupStats()(const)[1])

@@ -101,6 +101,15 @@ def reshape(g: Graph, x: Node, shape) -> Node:
             coef[i][k] = 1
         return g.view(x, shape, IndexMap(tuple(map(tuple, coef)), (0,) * len(x.shape), R), "reshape")
     lay = layout_of(x)
+    if lay is None:
+        # views rearranging a computed value (a channels-last value is one computed [N, H, W, C]
+        # and seen as [N, C, H, W], lowering/rules.in_order): that value realized, in its own
+        # order, and read through the view where one can express the reshape
+        base = x
+        while base.kind == Kind.VIEW:
+            base = base.args[0]
+        if base is not x and base.kind not in Group.BUFFERS and base.numel() == x.numel():
+            lay = layout_of(x, frozenset([base]))
     if lay is not None:
         base, st, off = lay
         if is_symbolic((x.shape, st, shape)):

@@ -18,7 +18,8 @@ import torch.fx
 
 from bessemer.compiler.ir import symbolic as symbolic_mod
 from bessemer.compiler.ir.graph import Graph, Kind, Node
-from bessemer.compiler.lowering.rules import LOWERINGS, channels_last, op_name
+from bessemer.compiler.lowering.rules import (IN_MEMORY_ORDER, LOWERINGS, channels_last, in_order, laid_out_densely,
+                                            op_name)
 from bessemer.compiler.lowering.sizes import SYM_TYPES, TENSOR_META, SizeBinding, fx_meta, input_strides
 from bessemer.compiler.ir.views import Unsupported
 
@@ -186,13 +187,19 @@ class Lowerer:
         channels-last convolutions (partition/channels_last.py) every kernel then reads and
         writes [N, H, W, C] memory in its order; left in the domain's order, a kernel that
         reads a channels-last input and writes its own buffer NCHW transposes."""
-        if not (isinstance(v, Node) and v.kind in (Kind.POINTWISE, Kind.PAD) and len(v.shape) == 4):
+        if not (isinstance(v, Node) and v.kind in (Kind.POINTWISE, Kind.PAD)):
             return v
         m = n.meta.get("val")
-        if not (isinstance(m, torch.Tensor) and m.dim() == 4 and m.is_contiguous(memory_format=torch.channels_last)
-                and not m.is_contiguous()):
+        if not isinstance(m, torch.Tensor) or m.is_contiguous():
             return v
-        return channels_last(self.g, v)
+        if m.dim() == 4 and len(v.shape) == 4 and m.is_contiguous(memory_format=torch.channels_last):
+            return channels_last(self.g, v)
+        # another dense order, of a value the rewrite carried the layout into (a GroupNorm's
+        # [N, G, C/G, H*W] view of channels-last memory, computed by N, H*W, G, C/G)
+        if n.meta.get(IN_MEMORY_ORDER) and tuple(m.shape) == tuple(v.shape) and laid_out_densely(m):
+            order = sorted(range(m.dim()), key=lambda d: (-m.stride()[d], d))
+            return in_order(self.g, v, order)
+        return v
 
     def extern(self, n: torch.fx.Node, args, kwargs, by_design: bool = False):
         name = op_name(n.target)

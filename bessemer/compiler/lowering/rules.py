@@ -440,9 +440,35 @@ def _convert_element_type(lower, node, x, dtype):
 
 def channels_last(g, x: Node) -> Node:
     """x computed into an [N, H, W, C] buffer, seen as [N, C, H, W] with channels-last strides."""
-    nhwc = g.add(Node(Kind.POINTWISE, [permute(g, x, (0, 2, 3, 1))], (x.shape[0], x.shape[2], x.shape[3], x.shape[1]),
+    return in_order(g, x, (0, 2, 3, 1))
+
+
+def in_order(g, x: Node, order: Sequence[int]) -> Node:
+    """x computed into a buffer laid out by its dims in `order` (outermost first), seen in
+    x's own order of dims."""
+    if list(order) == list(range(len(x.shape))):
+        return x
+    laid = g.add(Node(Kind.POINTWISE, [permute(g, x, order)], tuple(x.shape[d] for d in order),
                       x.dtype, {"op": "cast", "keep": True}))
-    return permute(g, nhwc, (0, 3, 1, 2))
+    return permute(g, laid, [list(order).index(d) for d in range(len(order))])
+
+
+def laid_out_densely(t: torch.Tensor) -> bool:
+    """t's elements fill its memory without gaps or overlaps, in some order of its dims."""
+    if not all(isinstance(s, int) for s in (*t.shape, *t.stride())):
+        return False
+    expected = 1
+    for stride, size in sorted((st, sz) for sz, st in zip(t.shape, t.stride()) if sz != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+# The fx meta key of an op the channels-last rewrite (partition/channels_last.py) let read
+# channels-last operands: its value, laid out densely in some order of its dims, is computed
+# in that order (lowering/lower.py).
+IN_MEMORY_ORDER = "bessemer_in_memory_order"
 
 
 @lowers(aten.clone.default)
@@ -741,7 +767,36 @@ def _as_float(n):
     return n if isinstance(n, symbolic_mod.Dim) else float(n)
 
 
-def _var(lower, x, dims, correction, keepdim, out):
+def _memory_stages(layout, dims) -> Optional[tuple[list, list]]:
+    """A reduction over `dims` of a value laid out as `layout` (its traced tensor), split in
+    two where a kept dim lies between reduced ones in memory: first the reduced dims outside
+    the innermost kept dim, then the rest. A GroupNorm's statistics over the [N, G, C/G, H*W]
+    view of a channels-last activation (memory N, H*W, G, C/G) are then a reduction over H*W
+    per channel, which reads whole rows of channels, and a combination over each group's
+    channels; in one go each group's channels would be read C/G at a time, C apart. None:
+    one stage."""
+    if not (isinstance(layout, torch.Tensor) and all(isinstance(s, int) for s in (*layout.shape, *layout.stride()))):
+        return None
+    big = [d for d in range(layout.dim()) if layout.shape[d] != 1]
+    order = sorted(big, key=lambda d: -layout.stride()[d])     # outermost first
+    kept = [i for i, d in enumerate(order) if d not in dims]
+    if not kept:
+        return None
+    first = [d for d in order[:kept[-1]] if d in dims]
+    rest = [d for d in dims if d not in first and layout.shape[d] != 1]
+    if not first or not rest:
+        return None
+    return first, rest
+
+
+def _first(g, x: Node, dims) -> Node:
+    """x's first element along dims (kept, size 1)."""
+    for dim in dims:
+        x = slice_(g, x, dim, 0, 1, 1)
+    return x
+
+
+def _var(lower, x, dims, correction, keepdim, out, layout=None):
     g = lower.g
     rank = len(x.shape)
     dims = list(range(rank)) if not dims else [d % rank for d in ([dims] if isinstance(dims, int) else dims)]
@@ -751,37 +806,74 @@ def _var(lower, x, dims, correction, keepdim, out):
     out_dt = out
     out = torch.float32 if out in (torch.bfloat16, torch.float16) else out
     xs = g.cast(x, out)
-    # The values are shifted by the first one of their row before summing: the
-    # mean of a constant row is then that value exactly, so layer norm of such a
-    # row is exactly 0 (eager's Welford pass also gives 0; sum/n is off in the
-    # last bit, which rsqrt(var + eps) amplifies 300-fold), and rows far from 0
-    # lose less to rounding. It costs one subtraction and one broadcast load per
-    # element.
-    shift = None
-    if n > 0 and dims:
-        shift = xs
-        for dim in dims:
-            shift = slice_(g, shift, dim, 0, 1, 1)
-        xs = pointwise(g, "sub", [xs, shift], out)
-    mean_k = pointwise(g, "div", [reduce(g, "sum", xs, dims, True, out), _as_float(n)], out)
-    d = pointwise(g, "sub", [xs, mean_k], out)
-    ss = reduce(g, "sum", pointwise(g, "mul", [d, d], out), dims, keepdim, out)
     denom = max(n - (1 if correction is None else correction), 0)
-    var = pointwise(g, "div", [ss, _as_float(denom)], out)
-    if shift is not None:
-        mean_k = pointwise(g, "add", [mean_k, shift], out)
-    mean = mean_k if keepdim else reshape(g, mean_k, var.shape)
-    return g.cast(var, out_dt), g.cast(mean, out_dt)
+    stages = _memory_stages(layout, dims) if n > 0 else None
+    if stages is not None:
+        var, mean_k = _var_in_stages(g, xs, stages, out)
+    else:
+        # The values are shifted by the first one of their row before summing: the
+        # mean of a constant row is then that value exactly, so layer norm of such a
+        # row is exactly 0 (eager's Welford pass also gives 0; sum/n is off in the
+        # last bit, which rsqrt(var + eps) amplifies 300-fold), and rows far from 0
+        # lose less to rounding. It costs one subtraction and one broadcast load per
+        # element.
+        shift = None
+        if n > 0 and dims:
+            shift = _first(g, xs, dims)
+            xs = pointwise(g, "sub", [xs, shift], out)
+        mean_k = pointwise(g, "div", [reduce(g, "sum", xs, dims, True, out), _as_float(n)], out)
+        d = pointwise(g, "sub", [xs, mean_k], out)
+        var = reduce(g, "sum", pointwise(g, "mul", [d, d], out), dims, True, out)
+        if shift is not None:
+            mean_k = pointwise(g, "add", [mean_k, shift], out)
+    var = pointwise(g, "div", [var, _as_float(denom)], out)
+    if not keepdim:
+        kept = tuple(s for i, s in enumerate(var.shape) if i not in dims)
+        var, mean_k = reshape(g, var, kept), reshape(g, mean_k, kept)
+    return g.cast(var, out_dt), g.cast(mean_k, out_dt)
+
+
+def _var_in_stages(g, xs: Node, stages, out) -> tuple[Node, Node]:
+    """The sum of squared deviations and the mean over first + rest dims (kept), in two stages
+    (_memory_stages): each part (the values along `first` for one index of the other dims) gets
+    its mean and sum of squared deviations, both reductions over `first` alone, and the parts
+    combine by Chan's rule: M2 = sum of the parts' M2 + part size * sum of (part mean - mean)^2.
+    Each stage is shifted by its first value, as the one-stage form is by its row's: a constant
+    group has its value for a mean and 0 for a variance, exactly."""
+    first, rest = stages
+    f64 = torch.float64
+    size = float(math.prod(xs.shape[d] for d in first))
+    count = float(math.prod(xs.shape[d] for d in rest))
+    shift = _first(g, xs, first)
+    xd = pointwise(g, "sub", [xs, shift], out)
+    mean_p = pointwise(g, "div", [reduce(g, "sum", xd, first, True, out), size], out)
+    d = pointwise(g, "sub", [xd, mean_p], out)
+    m2_p = reduce(g, "sum", pointwise(g, "mul", [d, d], out), first, True, f64)
+    mean_p = pointwise(g, "add", [mean_p, shift], out)            # each part's mean
+    shift_g = _first(g, mean_p, rest)
+    dev = pointwise(g, "sub", [mean_p, shift_g], out)
+    mean = pointwise(g, "add", [pointwise(g, "div", [reduce(g, "sum", dev, rest, True, out), count], out),
+                                shift_g], out)
+    spread = pointwise(g, "sub", [g.cast(mean_p, f64), g.cast(mean, f64)], f64)
+    m2 = pointwise(g, "add", [reduce(g, "sum", m2_p, rest, True, f64),
+                              pointwise(g, "mul", [reduce(g, "sum", pointwise(g, "mul", [spread, spread], f64),
+                                                          rest, True, f64), size], f64)], f64)
+    return g.cast(m2, out), mean
+
+
+def _traced(node, i: int = 0):
+    a = node.args[i] if len(node.args) > i else None
+    return a.meta.get("val") if isinstance(a, torch.fx.Node) else None
 
 
 @lowers(aten.var.correction)
 def _var_c(lower, node, x, dims=None, correction=None, keepdim=False):
-    return _var(lower, x, dims, correction, keepdim, lower.dtype(node))[0]
+    return _var(lower, x, dims, correction, keepdim, lower.dtype(node), _traced(node))[0]
 
 
 @lowers(aten.var_mean.correction)
 def _var_mean(lower, node, x, dims=None, correction=None, keepdim=False):
-    return _var(lower, x, dims, correction, keepdim, lower.dtype(node))
+    return _var(lower, x, dims, correction, keepdim, lower.dtype(node), _traced(node))
 
 
 # dropout: the random draw stays in ATen (the same generator calls as eager, so the

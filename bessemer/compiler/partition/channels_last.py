@@ -45,6 +45,8 @@ from typing import Optional
 import torch
 import torch.fx as fx
 
+from bessemer.compiler.lowering.rules import IN_MEMORY_ORDER, laid_out_densely
+
 aten = torch.ops.aten
 CL = torch.channels_last
 
@@ -214,22 +216,26 @@ def _back_of(n: fx.Node) -> Optional[fx.Node]:
     return None
 
 
-def _follows(old, new) -> bool:
+def _follows(old, new, view: bool = False) -> bool:
     """Is `new` (an op's value over channels-last operands) `old` (its value over eager's
-    layout) in the same or the channels-last layout, element for element?"""
+    layout) in a layout the kernels can compute and read, element for element? A view's
+    value in any layout (it computes nothing; its readers answer in turn); a computed value
+    in the same layout, or laid out densely in some order of its dims (the kernels compute
+    such a value in its memory order, lowering/lower.py)."""
     if isinstance(old, (tuple, list)):
         return (isinstance(new, (tuple, list)) and len(old) == len(new)
-                and all(_follows(a, b) for a, b in zip(old, new)))
+                and all(_follows(a, b, view) for a, b in zip(old, new)))
     if not isinstance(old, torch.Tensor):
         return not isinstance(new, torch.Tensor) and old == new
     if not isinstance(new, torch.Tensor) or new.shape != old.shape or new.dtype != old.dtype:
         return False
-    if tuple(new.stride()) == tuple(old.stride()):
+    if tuple(new.stride()) == tuple(old.stride()) or view:
         return True
-    # eager's value laid out by N, C, H, W (contiguous, or a view of such as a slice is), the
-    # new one by N, H, W, C
-    return (old.dim() == 4 and _order(old) == _order_of(old, (0, 1, 2, 3))
-            and _order(new) == _order_of(new, (0, 2, 3, 1)))
+    if old.dim() == 4 and _order(old) == _order_of(old, (0, 1, 2, 3)) and _order(new) == _order_of(new, (0, 2, 3, 1)):
+        # eager's value laid out by N, C, H, W (contiguous, or a view of such as a slice is),
+        # the new one by N, H, W, C
+        return True
+    return old.is_contiguous() and laid_out_densely(new)
 
 
 def _order(t: torch.Tensor) -> tuple:
@@ -276,10 +282,11 @@ def _propagate(g: fx.Graph) -> int:
             new = n.target(*fx.node.map_arg(args, _val), **fx.node.map_arg(kwargs, _val))
         except Exception:  # noqa: BLE001 - an op that does not take the layout: it reads eager's
             continue
-        if old is None or not _follows(old, new):
+        is_view = getattr(n.target, "is_view", False)
+        if old is None or not _follows(old, new, is_view):
             continue
         changed += 1
-        if getattr(n.target, "is_view", False):
+        if is_view:
             # the same view of the channels-last operand beside n, which stays for the readers
             # that need eager's strides
             with g.inserting_after(n):
@@ -289,6 +296,7 @@ def _propagate(g: fx.Graph) -> int:
             twin[n] = t
             continue
         n.args, n.kwargs = args, kwargs
+        n.meta[IN_MEMORY_ORDER] = True
         twin.update(_set_outputs(g, n, old, new))
     return changed
 
