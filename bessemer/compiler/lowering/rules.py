@@ -786,6 +786,11 @@ def _memory_stages(layout, dims) -> Optional[tuple[list, list]]:
     rest = [d for d in dims if d not in first and layout.shape[d] != 1]
     if not first or not rest:
         return None
+    # Only where the runs inside the kept dim are the shorter part: a BatchNorm over an NCHW
+    # activation (memory N, C, H*W) reads runs of H*W values per image, contiguous enough in
+    # one stage; split, it would pay a kernel and a buffer of partial sums for nothing.
+    if math.prod(layout.shape[d] for d in rest) >= math.prod(layout.shape[d] for d in first):
+        return None
     return first, rest
 
 
