@@ -50,6 +50,22 @@ def test_layer_norm_gelu_chain_fuses(tmp_path):
     assert bw.n_kernels <= 3, bw.schedule_text
 
 
+def test_members_over_a_trailing_size_one_dim_fuse_into_the_reduction(tmp_path):
+    """The pointwise members of a reduction kernel whose domain ends in a size-1 dim ([32, 4, 1]
+    reduced over the 4: GroupNorm's per-channel scale and shift after its per-group statistics)
+    read each other element for element: one kernel, not one per member."""
+    def fn(x, w, b):
+        mean = x.mean(1, keepdim=True)
+        scale = torch.rsqrt(x.var(1, keepdim=True) + 1e-5) * w
+        return scale, b - mean * scale
+    f, be = _compile_fn(fn, tmp_path)
+    x, w, b = torch.randn(32, 4, 1), torch.randn(4, 1), torch.randn(4, 1)
+    for got, want in zip(f(x, w, b), fn(x, w, b)):
+        torch.testing.assert_close(got, want)
+    (fw,) = be.compiled
+    assert fw.n_kernels == 1, fw.schedule_text
+
+
 def test_row_invariant_load_is_named_before_the_row_loop(tmp_path):
     """A 0-d value read inside a row kernel's loops is loaded once per row, into a local
     declared before them: gcc did not vectorize a loop that kept such a load inside."""

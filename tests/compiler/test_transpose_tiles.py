@@ -2,6 +2,7 @@
 (passes/kernel_plan_cpp.py, TRANSPOSE_TILE): values, several outputs of different dtypes, sizes that
 are not multiples of the tile, and the backward (itself a transpose) match eager."""
 import copy
+import re
 
 import pytest
 import torch
@@ -54,3 +55,38 @@ def test_the_tiles_are_used_where_rows_are_read_across():
     # the forward's copy to NHWC (two outputs: values and mask) and the backward's copy back
     assert len(tiled) == 2 and any("tile1" in s for s in tiled)
     assert all(f"[{kernel_plan_cpp.TRANSPOSE_TILE[1]}][{kernel_plan_cpp.TRANSPOSE_TILE[0]}]" in s for s in tiled)
+
+
+class MixedLayouts(torch.nn.Module):
+    """A SiLU backward at the boundary of a channels-last region: an activation in eager's
+    layout, a gradient channels-last, the result written channels-last."""
+
+    def forward(self, x, g):
+        s = torch.sigmoid(x)
+        y = g * s * (1 + x * (1 - s))
+        return y.contiguous(memory_format=torch.channels_last)
+
+
+@pytest.mark.parametrize("shape", [(4, 64, 8, 8), (2, 40, 7, 9)])
+def test_reads_laid_out_the_other_way_are_copied_into_tiles(shape):
+    """The gradient, contiguous along the tile's last loop, is copied into a tile along its
+    rows, and the computing loop reads nothing strided (left strided, gcc keeps the loop and
+    its expf scalar)."""
+    torch._dynamo.reset()
+    model = bessemer.compile(MixedLayouts(), config=bessemer.TrainingCompilerConfig(
+        fallback="error", graph_cache=False, backend="cpp"))
+    torch.manual_seed(0)
+    x = torch.randn(shape)
+    g = torch.randn(shape).contiguous(memory_format=torch.channels_last)
+    want = MixedLayouts()(x, g)
+    got = model(x, g)
+    torch.testing.assert_close(got, want)
+    assert got.stride() == want.stride()
+    codes = [k.code for cg in model.forward._bessemer_backend.compiled for k in cg.kernels]
+    tiled = [c for c in codes if "tile0" in c]
+    assert len(tiled) == 1, codes
+    # the vector loop computing expf: its variable, and every buffer read in it
+    loop = next(chunk for chunk in tiled[0].split("#pragma omp simd")[1:] if "expf" in chunk)
+    var = re.search(r"for \(int64_t (\w+) =", loop).group(1)
+    reads = re.findall(r"b\d+\[\(([^\]]*)\)\]", loop.split("tile0[")[0])
+    assert reads and not [r for r in reads if re.search(rf"\d+\*{var}\b", r)], loop

@@ -303,7 +303,8 @@ class Fuser:
         if member_role(k, dep) in (Role.REDUCE, Role.OUTER):
             want = outer_map(k.shape, k.red, dep.shape)
             return want is not None and normalize_map(want, dep.shape) == m
-        return m == IndexMap.identity(len(k.shape)) and dep.shape == k.shape
+        # the reads' maps are normalized (no coefficient on a size-1 dim): so is the identity
+        return dep.shape == k.shape and m == normalize_map(IndexMap.identity(len(k.shape)), dep.shape)
 
     def can_join(self, k: Kernel, n: Node, shape, red, reads, step_of, idx) -> bool:
         if shape != k.shape:
