@@ -333,3 +333,16 @@ def test_the_gradient_of_an_unfold_output_is_taken_dense():
         Input((3, 1, 1), 'float32', seed=10462),
         Input((1, 1, 1), 'float32', grad=True, seed=10463),
     ], seed=10462)
+
+
+def test_a_reshape_no_view_expresses_falls_back_to_a_copy():
+    """Seed 11624: a reshape of a rearranged computed value, read through a view of its
+    buffer where one can express it; torch's view check answers "none" with a ValueError for
+    some layouts (not only a RuntimeError), which escaped the lowering."""
+    def prog(a0):
+        v1 = a0.unfold(0, 2, 1)
+        v4 = torch.cosh(v1)
+        return (v4,)
+    assert_like_eager(prog, [
+        Input((3, 1, 1, 2), 'float32', grad=True, seed=743936),
+    ], seed=11624)

@@ -121,7 +121,7 @@ def reshape(g: Graph, x: Node, shape) -> Node:
             try:
                 v = meta.view(shape)
                 return g.reinterpret(base, shape, v.stride(), off, "reshape")
-            except RuntimeError:
+            except (RuntimeError, ValueError):    # torch says "no view" either way
                 pass
     # A computed value (or a layout view cannot express): the fusion pass realizes
     # `x` as a contiguous buffer and this view reads it.
