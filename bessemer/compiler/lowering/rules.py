@@ -453,6 +453,12 @@ def in_order(g, x: Node, order: Sequence[int]) -> Node:
     return permute(g, laid, [list(order).index(d) for d in range(len(order))])
 
 
+def memory_order(t: torch.Tensor) -> tuple:
+    """t's dims of more than one element, outermost in memory first."""
+    dims = [d for d in range(t.dim()) if t.shape[d] != 1]
+    return tuple(sorted(dims, key=lambda d: -t.stride()[d]))
+
+
 def laid_out_densely(t: torch.Tensor) -> bool:
     """t's elements fill its memory without gaps or overlaps, in some order of its dims."""
     if not all(isinstance(s, int) for s in (*t.shape, *t.stride())):
@@ -500,8 +506,8 @@ def _as_strided_scatter(lower, node, x, src, size, stride, storage_offset=None):
     sibling select_scatter."""
     base = lower.meta(node.args[0])
     size = tuple(size)
-    in_order = all(st == c for n, st, c in zip(size, stride, contiguous_strides(size)) if n != 1)
-    if not (in_order and (storage_offset or 0) == 0 and math.prod(size) == base.numel()
+    covers_in_order = all(st == c for n, st, c in zip(size, stride, contiguous_strides(size)) if n != 1)
+    if not (covers_in_order and (storage_offset or 0) == 0 and math.prod(size) == base.numel()
             and base.is_contiguous() and base.storage_offset() == 0):
         raise Unsupported("as_strided_scatter over part of its input, or out of order")
     return lower.copy(reshape(lower.g, lower.g.cast(src, x.dtype) if src.dtype != x.dtype else src, x.shape))
@@ -777,8 +783,7 @@ def _memory_stages(layout, dims) -> Optional[tuple[list, list]]:
     one stage."""
     if not (isinstance(layout, torch.Tensor) and all(isinstance(s, int) for s in (*layout.shape, *layout.stride()))):
         return None
-    big = [d for d in range(layout.dim()) if layout.shape[d] != 1]
-    order = sorted(big, key=lambda d: -layout.stride()[d])     # outermost first
+    order = memory_order(layout)
     kept = [i for i, d in enumerate(order) if d not in dims]
     if not kept:
         return None

@@ -45,7 +45,7 @@ from typing import Optional
 import torch
 import torch.fx as fx
 
-from bessemer.compiler.lowering.rules import IN_MEMORY_ORDER, laid_out_densely
+from bessemer.compiler.lowering.rules import IN_MEMORY_ORDER, laid_out_densely, memory_order
 
 aten = torch.ops.aten
 CL = torch.channels_last
@@ -231,17 +231,11 @@ def _follows(old, new, view: bool = False) -> bool:
         return False
     if tuple(new.stride()) == tuple(old.stride()) or view:
         return True
-    if old.dim() == 4 and _order(old) == _order_of(old, (0, 1, 2, 3)) and _order(new) == _order_of(new, (0, 2, 3, 1)):
+    if old.dim() == 4 and memory_order(old) == _order_of(old, (0, 1, 2, 3)) and memory_order(new) == _order_of(new, (0, 2, 3, 1)):
         # eager's value laid out by N, C, H, W (contiguous, or a view of such as a slice is),
         # the new one by N, H, W, C
         return True
     return old.is_contiguous() and laid_out_densely(new)
-
-
-def _order(t: torch.Tensor) -> tuple:
-    """t's dims of more than one element, outermost in memory first."""
-    dims = [d for d in range(t.dim()) if t.shape[d] != 1]
-    return tuple(sorted(dims, key=lambda d: -t.stride()[d]))
 
 
 def _order_of(t: torch.Tensor, order: tuple) -> tuple:
