@@ -133,7 +133,7 @@ class _StepProgram:
         from bessemer.compiler.capture.backend import _LazyDecompositions
         # the updates stay in the graph as copy_ into the inputs, which the pipeline turns into
         # kernels storing each new value into its parameter or state (passes/input_writes.py)
-        self.compiled = aot_function(self.fn, fw_compiler=_rewritten(be.compiler("inference")),
+        self.compiled = aot_function(self.fn, fw_compiler=_rewritten(be.compiler("inference"), owner.config),
                                      keep_inference_input_mutations=True, decompositions=_LazyDecompositions())
 
     def fn(self, params, buffers, states, lrs, args, kwargs):
@@ -224,14 +224,20 @@ class _StepProgram:
         return cached_fn
 
 
-def _rewritten(compile_graph):
+def _rewritten(compile_graph, config: TrainingCompilerConfig):
     """compile_graph, after the rewrites a joint graph gets before its partition
     (partition/joint.py): equalities, which as well keep the step's forward from writing
-    what only its backward reads (cross-entropy's log-softmax)."""
+    what only its backward reads (cross-entropy's log-softmax); then, with the bessemer
+    partitioner, the backward recomputes what its plan for memory_budget recomputes
+    (partition/step_remat.py)."""
     from bessemer.compiler.partition.joint import rewrite
+    from bessemer.compiler.partition.step_remat import mark_seed, rematerialize
 
     def run(gm, example_inputs):
+        mark_seed(gm)
         rewrite(gm)
+        if config.partitioner == "bessemer":
+            rematerialize(gm, config.memory_budget)
         return compile_graph(gm, example_inputs)
     return run
 

@@ -87,6 +87,9 @@ class Node:
     name: str = ""
     # For inputs and externs: the strides the tensor has at run time.
     stride: Optional[tuple[int, ...]] = None
+    # A value of the whole step's backward (partition/step_remat.py): CSE and fusion keep it
+    # apart from the forward's values, as between the two graphs of a partitioned step.
+    backward: bool = False
 
     def __post_init__(self):
         self.kind = Kind(self.kind)   # a string spelling of a kind is accepted, an unknown one is not

@@ -18,8 +18,8 @@ import torch.fx
 
 from bessemer.compiler.ir import symbolic as symbolic_mod
 from bessemer.compiler.ir.graph import Graph, Kind, Node
-from bessemer.compiler.lowering.rules import (IN_MEMORY_ORDER, LOWERINGS, channels_last, in_order, laid_out_densely,
-                                            op_name)
+from bessemer.compiler.lowering.rules import (BACKWARD, IN_MEMORY_ORDER, LOWERINGS, channels_last, in_order,
+                                            laid_out_densely, op_name)
 from bessemer.compiler.lowering.sizes import SYM_TYPES, TENSOR_META, SizeBinding, fx_meta, input_strides
 from bessemer.compiler.ir.views import Unsupported
 
@@ -125,7 +125,11 @@ class Lowerer:
                 self.env[n] = ex  # a Python scalar input
         for n in self.gm.graph.nodes:
             if n.op == "call_function":
+                first = len(self.g.nodes)
                 self.env[n] = self.lower_call(n)
+                if n.meta.get(BACKWARD):
+                    for x in self.g.nodes[first:]:
+                        x.backward = True
             elif n.op == "output":
                 outs = n.args[0]
                 out = self.g.output([self.env[o] if isinstance(o, torch.fx.Node) else o for o in outs])

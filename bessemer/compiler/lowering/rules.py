@@ -476,6 +476,10 @@ def laid_out_densely(t: torch.Tensor) -> bool:
 # in that order (lowering/lower.py).
 IN_MEMORY_ORDER = "bessemer_in_memory_order"
 
+# The fx meta key of a node of the whole step's backward, recomputed forward values
+# included (partition/step_remat.py): its IR nodes are marked `backward`.
+BACKWARD = "bessemer_backward"
+
 
 @lowers(aten.clone.default)
 def _clone(lower, node, x, memory_format=None):

@@ -307,6 +307,10 @@ class Fuser:
         return dep.shape == k.shape and m == normalize_map(IndexMap.identity(len(k.shape)), dep.shape)
 
     def can_join(self, k: Kernel, n: Node, shape, red, reads, step_of, idx) -> bool:
+        if n.backward and not any(m.backward for m in k.members):
+            # a whole step's backward value (partition/step_remat.py) in a forward kernel
+            # would be computed in the forward and kept until the backward reads it
+            return False
         if shape != k.shape:
             # a per-row value (mean, rstd) joins the reduction kernel of its rows
             if not (n.kind != Kind.REDUCE and k.red and outer_map(k.shape, k.red, n.shape) is not None):

@@ -60,7 +60,7 @@ def _key(n: Node):
             return ("getitem", n.args[0], n.attrs["index"])
         return None
     attrs = tuple(sorted((k, _hashable(v)) for k, v in n.attrs.items()))
-    return (n.kind, tuple(n.args), n.shape, n.dtype, attrs)
+    return (n.kind, tuple(n.args), n.shape, n.dtype, attrs, n.backward)
 
 
 def _hashable(v):
