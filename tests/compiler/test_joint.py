@@ -146,3 +146,75 @@ def test_linear_layers_with_their_bias_in_the_next_kernel_train_as_eager(act):
     assert "aten.mm.default" in text and "[40, 64] pointwise" not in text, text
     assert text.count("aten.addmm") == (1 if act == "gelu" else 0), text      # down(h).sum(): kept
     assert "mm" in [s.op for s in fw.partition.saved], fw.partition
+
+
+class _CachedAttention(torch.nn.Module):
+    """GPT-2's attention with an empty key/value cache: key and value are concatenated to the
+    cache's empty tensors before the attention reads them."""
+
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3 * self.heads, d // self.heads).split(self.heads, dim=2)
+        q, k, v = (z.transpose(1, 2) for z in (q, k, v))
+        empty = x.new_zeros(b, self.heads, 0, d // self.heads)
+        k, v = torch.cat([empty, k], dim=-2), torch.cat([empty, v], dim=-2)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(o.transpose(1, 2).reshape(b, t, d))
+
+
+def test_a_cat_with_an_empty_cache_read_by_attention_is_its_one_part():
+    x = torch.randn(2, 8, 32)
+    m = _CachedAttention()
+
+    def f(x):
+        return torch.autograd.grad(m(x).square().sum(), [x] + list(m.parameters()))
+    gm = _gm(lambda x: m(x), x)
+    assert joint.rewrite(gm) >= 2
+    assert torch.ops.aten.cat.default not in _ops(gm)
+    torch.testing.assert_close(gm(x), m(x), rtol=0, atol=0)     # the same kernel, the same bits
+    # read by anything else than attention, or with two non-empty parts: kept
+    for g in (lambda x: torch.cat([x.new_zeros(2, 0, 32), x], 1) * 2,
+              lambda x: torch.cat([x, x], 1)):
+        gm = _gm(g, x)
+        assert joint.rewrite(gm) == 0 and torch.ops.aten.cat.default in _ops(gm)
+
+
+@pytest.mark.parametrize("whole_step", [False, True], ids=["compile", "compile_step"])
+def test_attention_over_an_empty_cache_trains_as_eager_without_the_copies(whole_step):
+    torch.manual_seed(0)
+    ref = torch.nn.Sequential(_CachedAttention(), torch.nn.LayerNorm(32), _CachedAttention())
+    model = copy.deepcopy(ref)
+    cfg = bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False)
+    opts = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (ref, model)]
+    loss_fn = lambda m, x, y: F.mse_loss(m(x), y)                  # noqa: E731
+    if whole_step:
+        step = bessemer.compile_step(model, opts[1], loss_fn, config=cfg)
+    else:
+        compiled = bessemer.compile(model, config=cfg)
+
+        def step(x, y):
+            opts[1].zero_grad(set_to_none=True)
+            loss = loss_fn(compiled, x, y)
+            loss.backward()
+            opts[1].step()
+            return loss.detach()
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(3):
+        x, y = torch.randn(4, 16, 32, generator=gen), torch.randn(4, 16, 32, generator=gen)
+        opts[0].zero_grad(set_to_none=True)
+        ref_loss = loss_fn(ref, x, y)
+        ref_loss.backward()
+        opts[0].step()
+        torch.testing.assert_close(step(x, y), ref_loss.detach(), rtol=1e-5, atol=1e-6)
+    for (name, a), b in zip(ref.named_parameters(), model.parameters()):
+        torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-6, msg=name)
+    backend = step.backend if whole_step else model.forward._bessemer_backend
+    # no copy of a key or value ([batch, heads, tokens, head dim]); the backward's cat of the
+    # query, key and value gradients (the split's gradient) stays
+    texts = [cg.schedule_text for cg in backend.compiled]
+    assert texts and not any("float32[4, 4, 16, 8] = extern aten.cat" in t for t in texts), texts

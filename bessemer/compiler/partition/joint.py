@@ -29,6 +29,9 @@ A linear layer's `addmm(bias, x, w)` whose every use is elementwise (through vie
 accumulates the product onto it, a pass over the output the kernel that reads it anyway (the
 GELU, the residual add before a LayerNorm) does for the price of reading one row
 (_bias_into_consumers).
+
+A concatenation of one tensor with empty ones (GPT-2's key and value joined to an empty
+cache) read only by attention becomes that tensor (_cat_of_one_part).
 """
 from __future__ import annotations
 
@@ -286,12 +289,53 @@ def _bias_into_consumers(g: fx.Graph) -> int:
     return changed
 
 
+def _attention(n: fx.Node) -> bool:
+    t = n.target
+    return n.op == "call_function" and isinstance(t, torch._ops.OpOverload) and \
+        t.overloadpacket.__name__.startswith("_scaled_dot_product")
+
+
+def _cat_of_one_part(g: fx.Graph) -> int:
+    """A concatenation of one tensor with empty ones (a decoder's key and value joined to an
+    empty cache) read only by attention is that tensor: the attention reads it where it is
+    (a view of the fused QKV projection), instead of a copy that the plan would save beside
+    the projection it is a view of. ATen's CPU attention kernels read their operands through
+    their strides and allocate their results by their own rule, so the values and layouts
+    are the same (tests/compiler/test_joint_rewrites.py)."""
+    changed = 0
+    for n in list(g.nodes):
+        if n.op != "call_function" or n.target is not aten.cat.default or not n.users:
+            continue
+        if not all(_attention(u) for u in n.users):
+            continue
+        parts = n.args[0] if n.args else n.kwargs.get("tensors")
+        dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
+        out = _val(n)
+        if not isinstance(out, torch.Tensor) or not isinstance(parts, (list, tuple)) or \
+                not all(isinstance(p, fx.Node) and isinstance(_val(p), torch.Tensor) for p in parts):
+            continue
+        rank = out.dim()
+        dim %= max(rank, 1)
+        full = [p for p in parts if not (_val(p).dim() == 1 and _val(p).shape[0] == 0)
+                and not (_val(p).dim() == rank and _val(p).shape[dim] == 0)]
+        if len(full) != 1:
+            continue
+        v = _val(full[0])
+        if tuple(v.shape) != tuple(out.shape) or v.dtype != out.dtype or v.device != out.device:
+            continue
+        n.replace_all_uses_with(full[0])
+        g.erase_node(n)
+        changed += 1
+    return changed
+
+
 def rewrite(gm: fx.GraphModule) -> int:
     """Applies the rewrites above to a joint graph in place; the number of nodes rewritten."""
     changed = (_gather_through_row_constants(gm.graph) + _full_like_by_shape(gm.graph)
                + _pool_input_channels_last(gm.graph) + convolutions_channels_last(gm.graph)
                + _pool_input_by_shape(gm.graph)
-               + _bias_into_consumers(gm.graph) + _gemm_operands_contiguous(gm.graph))
+               + _bias_into_consumers(gm.graph) + _gemm_operands_contiguous(gm.graph)
+               + _cat_of_one_part(gm.graph))
     if changed:
         gm.graph.eliminate_dead_code()
         gm.recompile()
