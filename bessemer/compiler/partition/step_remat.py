@@ -151,8 +151,9 @@ def _chain_starts(j: _Joint, net: _Network) -> set:
     and the work besides. So they are kept, and what the backward recomputes ends at them:
     the LayerNorm outputs and activations between a kept value and a matmul. The trade: the
     stream's values are kept (one per block and layer), where a cut by bytes alone would
-    keep the matmul outputs it rebuilds them from; bert-base-uncased at scale small, whole
-    step: planned peak 69.3 -> 61.3 MiB (tests/compiler/test_step_remat.py)."""
+    keep the matmul outputs it rebuilds them from. bert-base-uncased at scale small, whole
+    step: planned peak 69.3 -> 61.3 MiB; tests/compiler/test_step_remat.py shows it on a
+    post-norm stack."""
     nodes = list(j.g.nodes)
     # where the backward reads a value: the count of never-recomputed calls before the
     # backward node reading it, or before the first backward node reading a node computed
@@ -225,7 +226,8 @@ def rematerialize(gm: fx.GraphModule, budget: BudgetT = 1.0) -> int:
         elif isinstance(budget, int) and not isinstance(budget, bool) and budget >= 1024:
             target = budget
         if target is not None and cut.saved_bytes > target:
-            # below what any cut keeps: the one keeping the least (no backward graph of its
+            # the largest recompute scale whose cut keeps at most the target; below what any
+            # cut keeps, the one keeping the least bytes (there is no backward graph of its
             # own to estimate a peak of, as partition() does)
             cut = _search(net, target, lambda c: c.saved_bytes)[0]
     except PartitionError as e:
