@@ -205,6 +205,19 @@ class _Joint:
     mutated: set           # primal inputs the forward mutates
 
 
+def needed_outside(roots: list, backward: set) -> set:
+    """The roots and every node they read, transitively, short of the backward's nodes."""
+    out: set = set()
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if n in out or n in backward:
+            continue
+        out.add(n)
+        stack.extend(n.all_input_nodes)
+    return out
+
+
 def _analyze(gm: fx.GraphModule, num_fwd_outputs: int) -> _Joint:
     g = gm.graph
     out_node = next(n for n in g.nodes if n.op == "output")
@@ -220,24 +233,11 @@ def _analyze(gm: fx.GraphModule, num_fwd_outputs: int) -> _Joint:
             if n.op != "output":
                 backward.add(n)
     fwd_outputs = outputs[:num_fwd_outputs]
-    forward: set = set()
-    stack = [o for o in fwd_outputs if isinstance(o, fx.Node)]
-    while stack:
-        n = stack.pop()
-        if n in forward or n in backward:
-            continue
-        forward.add(n)
-        stack.extend(n.all_input_nodes)
-    # side effects of the forward run there even when no output needs them
-    for n in g.nodes:
-        if n.op == "call_function" and n not in backward and _must_be_forward(n):
-            stack = [n]
-            while stack:
-                x = stack.pop()
-                if x in forward or x in backward:
-                    continue
-                forward.add(x)
-                stack.extend(x.all_input_nodes)
+    # what the forward's outputs need, and its side effects, which run there even when no
+    # output needs them
+    forward = needed_outside([o for o in fwd_outputs if isinstance(o, fx.Node)]
+                             + [n for n in g.nodes if n.op == "call_function" and n not in backward
+                                and _must_be_forward(n)], backward)
     # inputs the forward writes to (AOTAutograd copies their new values in after it): saving
     # one would hand the backward a tensor modified in place, which autograd refuses
     mutated_descs = [getattr(d, "mutated_input", None) for d in descs[:num_fwd_outputs]]

@@ -37,7 +37,8 @@ import torch.fx as fx
 
 from bessemer.compiler.lowering.rules import BACKWARD
 from bessemer.compiler.partition.cost import BudgetT, OpClass, lowered_ops, op_name
-from bessemer.compiler.partition.partitioner import _Joint, _must_be_forward, _Network, _search, PartitionError
+from bessemer.compiler.partition.partitioner import (_Joint, _must_be_forward, _Network, _search, PartitionError,
+                                                     needed_outside)
 
 log = logging.getLogger("bessemer")
 
@@ -84,15 +85,10 @@ def _analyze(g: fx.Graph) -> Optional[_Joint]:
     for n in g.nodes:
         if n.op not in ("output", "placeholder") and any(a in backward for a in n.all_input_nodes):
             backward.add(n)
-    forward: set = set()
-    roots = [_through_aliases(outputs[0])] + [n for n in g.nodes if n.op == "call_function" and n not in backward and _must_be_forward(n)]
-    stack = list(roots)
-    while stack:
-        n = stack.pop()
-        if n in forward or n in backward:
-            continue
-        forward.add(n)
-        stack.extend(n.all_input_nodes)
+    # what the loss needs, and the forward's side effects (BatchNorm's running statistics)
+    forward = needed_outside([_through_aliases(outputs[0])]
+                             + [n for n in g.nodes if n.op == "call_function" and n not in backward
+                                and _must_be_forward(n)], backward)
     placeholders = [n for n in g.nodes if n.op == "placeholder"]
     fwd_out = [o for o in outputs if isinstance(o, fx.Node) and o not in backward]
     bwd_out = [o for o in outputs if isinstance(o, fx.Node) and o in backward]
