@@ -231,7 +231,8 @@ def _follows(old, new, view: bool = False) -> bool:
         return False
     if tuple(new.stride()) == tuple(old.stride()) or view:
         return True
-    if old.dim() == 4 and memory_order(old) == _order_of(old, (0, 1, 2, 3)) and memory_order(new) == _order_of(new, (0, 2, 3, 1)):
+    if old.dim() == 4 and memory_order(old) == _order_of(old, (0, 1, 2, 3)) \
+            and memory_order(new) == _order_of(new, (0, 2, 3, 1)):
         # eager's value laid out by N, C, H, W (contiguous, or a view of such as a slice is),
         # the new one by N, H, W, C
         return True

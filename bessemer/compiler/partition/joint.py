@@ -301,7 +301,7 @@ def _cat_of_one_part(g: fx.Graph) -> int:
     (a view of the fused QKV projection), instead of a copy that the plan would save beside
     the projection it is a view of. ATen's CPU attention kernels read their operands through
     their strides and allocate their results by their own rule, so the values and layouts
-    are the same (tests/compiler/test_joint_rewrites.py)."""
+    are the same (tests/compiler/test_joint.py)."""
     changed = 0
     for n in list(g.nodes):
         if n.op != "call_function" or n.target is not aten.cat.default or not n.users:

@@ -205,6 +205,16 @@ class _Joint:
     mutated: set           # primal inputs the forward mutates
 
 
+def budget_bytes(budget: BudgetT, default_bytes: int) -> Optional[int]:
+    """The bytes a memory_budget lets a plan keep (None: the default plan): a fraction below
+    1.0 of the default plan's `default_bytes`, or bytes."""
+    if isinstance(budget, float) and budget < 1.0:
+        return int(budget * default_bytes)
+    if isinstance(budget, int) and not isinstance(budget, bool) and budget >= 1024:
+        return budget
+    return None
+
+
 def needed_outside(roots: list, backward: set) -> set:
     """The roots and every node they read, transitively, short of the backward's nodes."""
     out: set = set()
@@ -548,14 +558,10 @@ def partition(joint: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
     net = _Network(j, static, lowered_ops())
     cut = net.solve(None)
     default_bytes = cut.saved_bytes
-    target = None
+    target = budget_bytes(budget, default_bytes)
     scale = None
     least = False
     cuts = 1
-    if isinstance(budget, float) and budget < 1.0:
-        target = int(budget * default_bytes)
-    elif isinstance(budget, int) and not isinstance(budget, bool) and budget >= 1024:
-        target = budget
     if target is not None and cut.saved_bytes > target:
         static_names = {p.name for p in static}
 

@@ -38,11 +38,12 @@ import torch.fx as fx
 from bessemer.compiler.lowering.rules import BACKWARD
 from bessemer.compiler.partition.cost import BudgetT, OpClass, lowered_ops, op_name
 from bessemer.compiler.partition.partitioner import (_Joint, _must_be_forward, _Network, _search, PartitionError,
-                                                     needed_outside)
+                                                     budget_bytes, needed_outside)
 
 log = logging.getLogger("bessemer")
 
 _SEEDS = {"full_like", "ones_like"}
+_SEED = "bessemer_gradient_seed"     # the fx meta key mark_seed sets
 
 
 def _through_aliases(n):
@@ -51,9 +52,6 @@ def _through_aliases(n):
                                                                                 aten.detach.default):
         n = n.args[0]
     return n
-
-
-_SEED = "bessemer_gradient_seed"
 
 
 def mark_seed(gm: fx.GraphModule) -> int:
@@ -216,11 +214,7 @@ def rematerialize(gm: fx.GraphModule, budget: BudgetT = 1.0) -> int:
     net.boundaries |= _chain_starts(j, net)
     try:
         cut = net.solve(None)
-        target = None
-        if isinstance(budget, float) and budget < 1.0:
-            target = int(budget * cut.saved_bytes)
-        elif isinstance(budget, int) and not isinstance(budget, bool) and budget >= 1024:
-            target = budget
+        target = budget_bytes(budget, cut.saved_bytes)
         if target is not None and cut.saved_bytes > target:
             # the largest recompute scale whose cut keeps at most the target; below what any
             # cut keeps, the one keeping the least bytes (there is no backward graph of its
