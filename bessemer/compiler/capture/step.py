@@ -228,15 +228,18 @@ def _rewritten(compile_graph, config: TrainingCompilerConfig):
     """compile_graph, after the rewrites a joint graph gets before its partition
     (partition/joint.py): equalities, which as well keep the step's forward from writing
     what only its backward reads (cross-entropy's log-softmax); then, with the bessemer
-    partitioner, the backward recomputes what its plan for memory_budget recomputes
-    (partition/step_remat.py)."""
+    partitioner, a vocabulary-sized region (the lm head, the loss and their gradient) runs a
+    block of rows at a time (partition/step_chunks.py) and the backward recomputes what its
+    plan for memory_budget recomputes (partition/step_remat.py)."""
     from bessemer.compiler.partition.joint import rewrite
+    from bessemer.compiler.partition.step_chunks import chunk_rows
     from bessemer.compiler.partition.step_remat import mark_seed, rematerialize
 
     def run(gm, example_inputs):
         mark_seed(gm)
         rewrite(gm)
         if config.partitioner == "bessemer":
+            chunk_rows(gm)
             rematerialize(gm, config.memory_budget)
         return compile_graph(gm, example_inputs)
     return run

@@ -1,0 +1,153 @@
+"""The whole step's vocabulary-sized region run a block of rows at a time
+(partition/step_chunks.py).
+
+A language model's lm head, cross-entropy and their gradient run in blocks of
+CHUNK_ROWS rows inside `bessemer.compile_step`: the step trains as eager (losses,
+clipped norms, gradients, parameters, optimizer state), the region was cut (a test
+that could pass with nothing cut asserts it was), and the program's planned peak
+is below the same step with the region whole. What is not row by row is left whole.
+"""
+import copy
+
+import pytest
+import torch
+from torch import nn
+
+import bessemer
+from bessemer.compiler.partition import step_chunks
+
+CFG = dict(fallback="error", graph_cache=False)
+VOCAB, D = 1024, 32
+
+
+class TinyLM(nn.Module):
+    def __init__(self, tied=False, bias=False):
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, D)
+        self.ln = nn.LayerNorm(D)
+        self.fc = nn.Linear(D, D)
+        self.head = nn.Linear(D, VOCAB, bias=bias)
+        if tied:
+            self.head.weight = self.emb.weight
+
+    def forward(self, ids):
+        h = self.emb(ids)
+        h = h + nn.functional.gelu(self.fc(self.ln(h)))
+        return self.head(h)
+
+
+def causal_lm_loss(model, ids, labels):
+    """transformers' ForCausalLMLoss: labels padded with the ignore index and shifted, the
+    logits' rows kept as they are."""
+    logits = model(ids)
+    labels = nn.functional.pad(labels, (0, 1), value=-100)[..., 1:].contiguous()
+    return nn.functional.cross_entropy(logits.view(-1, VOCAB), labels.view(-1), ignore_index=-100)
+
+
+def smoothed_loss(model, ids, labels):
+    logits = model(ids)
+    return nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), label_smoothing=0.1)
+
+
+def summed_loss(model, ids, labels):
+    logits = model(ids).flatten(0, 1)
+    return nn.functional.cross_entropy(logits, labels.flatten(), reduction="sum") / 1000.0
+
+
+def _data(n, batch=8, seq=75):
+    g = torch.Generator().manual_seed(5)
+    out = []
+    for _ in range(n):
+        ids = torch.randint(0, VOCAB, (batch, seq), generator=g)
+        labels = torch.randint(0, VOCAB, (batch, seq), generator=g)
+        labels[:, :3] = -100
+        out.append((ids, labels))
+    return out
+
+
+def _counting(monkeypatch):
+    cuts = []
+    real = step_chunks.chunk_rows
+
+    def counting(gm):
+        cuts.append(real(gm))
+        return cuts[-1]
+    monkeypatch.setattr(step_chunks, "chunk_rows", counting)
+    return cuts
+
+
+def _train_both(model, loss_fn, steps=3, **data):
+    ref = copy.deepcopy(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9, weight_decay=1e-2)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.5, momentum=0.9, weight_decay=1e-2)
+    step = bessemer.compile_step(model, opt, loss_fn, max_grad_norm=1.0, set_grads=True,
+                                 config=bessemer.TrainingCompilerConfig(**CFG))
+    for ids, labels in _data(steps, **data):
+        loss = step(ids, labels)
+        ref_opt.zero_grad(set_to_none=True)
+        ref_loss = loss_fn(ref, ids, labels)
+        ref_loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(ref.parameters(), 1.0)
+        ref_opt.step()
+        torch.testing.assert_close(loss, ref_loss.detach(), rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(step.grad_norm, norm, rtol=1e-5, atol=1e-6)
+        for (name, p), q in zip(model.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6, msg=name)
+    assert step.compiled_steps == steps and step.eager_steps == 0
+    for (name, p), q in zip(model.named_parameters(), ref.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-6, msg=name)
+    for a, b in zip(opt.state.values(), ref_opt.state.values()):
+        for k in b:
+            torch.testing.assert_close(a[k], b[k], rtol=1e-4, atol=1e-6, msg=k)
+    return step
+
+
+@pytest.mark.parametrize("loss_fn", [causal_lm_loss, smoothed_loss, summed_loss],
+                         ids=["causal-lm", "label-smoothing", "sum"])
+@pytest.mark.parametrize("tied,bias", [(False, False), (True, False), (False, True)],
+                         ids=["untied", "tied", "bias"])
+def test_the_loss_in_blocks_of_rows_trains_as_eager(monkeypatch, loss_fn, tied, bias):
+    # 8 x 75 = 600 rows: blocks of 256, 256 and 88
+    cuts = _counting(monkeypatch)
+    torch.manual_seed(0)
+    _train_both(TinyLM(tied=tied, bias=bias), loss_fn)
+    assert cuts == [1], cuts
+
+
+def _planned_peak(model, rows):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    step = bessemer.compile_step(model, opt, causal_lm_loss, max_grad_norm=1.0,
+                                 config=bessemer.TrainingCompilerConfig(**CFG))
+    step(*_data(1, batch=16, seq=128)[0])
+    (cg,) = step.backend.compiled
+    return cg.memory.peak_bytes
+
+
+def test_blocks_lower_the_planned_peak(monkeypatch):
+    """16 x 128 rows of 1024 logits: 8 MiB a [rows, vocabulary] tensor whole, 1 MiB a block."""
+    torch.manual_seed(0)
+    model = TinyLM()
+    blocked = _planned_peak(copy.deepcopy(model), step_chunks.CHUNK_ROWS)
+    monkeypatch.setattr(step_chunks, "CHUNK_ROWS", 1 << 30)     # never cut
+    whole = _planned_peak(copy.deepcopy(model), None)
+    assert blocked < 0.5 * whole, (blocked, whole)
+
+
+def across_rows_loss(model, ids, labels):
+    """A softmax over the rows (dim 0) is not row by row: the region stays whole."""
+    logits = model(ids).flatten(0, 1)
+    return -torch.log_softmax(logits, 0).mean()
+
+
+def test_work_across_rows_is_left_whole(monkeypatch):
+    cuts = _counting(monkeypatch)
+    torch.manual_seed(0)
+    _train_both(TinyLM(), across_rows_loss, steps=2)
+    assert cuts == [0], cuts
+
+
+def test_few_rows_are_left_whole(monkeypatch):
+    cuts = _counting(monkeypatch)
+    torch.manual_seed(0)
+    _train_both(TinyLM(), causal_lm_loss, steps=2, batch=2, seq=100)    # 200 rows: one block
+    assert cuts == [0], cuts
