@@ -44,6 +44,12 @@ def causal_lm_loss(model, ids, labels):
     return nn.functional.cross_entropy(logits.view(-1, VOCAB), labels.view(-1), ignore_index=-100)
 
 
+def shifted_loss(model, ids, labels):
+    """The logits' last position dropped (a copy of [B, T - 1, V]): blocks of whole sequences."""
+    logits = model(ids)
+    return nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), labels[:, 1:].reshape(-1))
+
+
 def smoothed_loss(model, ids, labels):
     logits = model(ids)
     return nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), label_smoothing=0.1)
@@ -102,34 +108,35 @@ def _train_both(model, loss_fn, steps=3, **data):
     return step
 
 
-@pytest.mark.parametrize("loss_fn", [causal_lm_loss, smoothed_loss, summed_loss],
-                         ids=["causal-lm", "label-smoothing", "sum"])
+@pytest.mark.parametrize("loss_fn", [causal_lm_loss, shifted_loss, smoothed_loss, summed_loss],
+                         ids=["causal-lm", "shifted", "label-smoothing", "sum"])
 @pytest.mark.parametrize("tied,bias", [(False, False), (True, False), (False, True)],
                          ids=["untied", "tied", "bias"])
 def test_the_loss_in_blocks_of_rows_trains_as_eager(monkeypatch, loss_fn, tied, bias):
-    # 8 x 75 = 600 rows: blocks of 256, 256 and 88
+    # 8 x 75 = 600 rows: blocks of 256, 256 and 88 (shifted: 3 sequences, 3 and 2)
     cuts = _counting(monkeypatch)
     torch.manual_seed(0)
     _train_both(TinyLM(tied=tied, bias=bias), loss_fn)
     assert cuts == [1], cuts
 
 
-def _planned_peak(model, rows):
+def _planned_peak(model, loss_fn):
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    step = bessemer.compile_step(model, opt, causal_lm_loss, max_grad_norm=1.0,
+    step = bessemer.compile_step(model, opt, loss_fn, max_grad_norm=1.0,
                                  config=bessemer.TrainingCompilerConfig(**CFG))
     step(*_data(1, batch=16, seq=128)[0])
     (cg,) = step.backend.compiled
     return cg.memory.peak_bytes
 
 
-def test_blocks_lower_the_planned_peak(monkeypatch):
+@pytest.mark.parametrize("loss_fn", [causal_lm_loss, shifted_loss], ids=["causal-lm", "shifted"])
+def test_blocks_lower_the_planned_peak(monkeypatch, loss_fn):
     """16 x 128 rows of 1024 logits: 8 MiB a [rows, vocabulary] tensor whole, 1 MiB a block."""
     torch.manual_seed(0)
     model = TinyLM()
-    blocked = _planned_peak(copy.deepcopy(model), step_chunks.CHUNK_ROWS)
+    blocked = _planned_peak(copy.deepcopy(model), loss_fn)
     monkeypatch.setattr(step_chunks, "CHUNK_ROWS", 1 << 30)     # never cut
-    whole = _planned_peak(copy.deepcopy(model), None)
+    whole = _planned_peak(copy.deepcopy(model), loss_fn)
     assert blocked < 0.5 * whole, (blocked, whole)
 
 

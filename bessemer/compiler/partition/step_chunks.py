@@ -79,10 +79,6 @@ def _tensor(n) -> Optional[torch.Tensor]:
     return None
 
 
-def _row_bytes(v: torch.Tensor) -> int:
-    return math.prod(v.shape[1:]) * v.element_size()
-
-
 def _dims(d, rank: int) -> Optional[list[int]]:
     """A reduction's dims, normalized; None for "all"."""
     if d is None or (isinstance(d, (list, tuple)) and len(d) == 0):
@@ -94,8 +90,9 @@ def _dims(d, rank: int) -> Optional[list[int]]:
 class _Region:
     """The row-wise descendants of one product, what they read and what leaves them."""
 
-    def __init__(self, root: fx.Node, rows: int):
-        self.root, self.rows = root, rows
+    def __init__(self, root: fx.Node):
+        self.root = root
+        self.groups = 1                         # G: every member's first dimension is G x its own r
         self.members: list[fx.Node] = []        # in graph order, root first
         self.inside: set[fx.Node] = set()
         self.row_inputs: set[fx.Node] = set()   # nodes from outside read a block of rows at a time
@@ -105,37 +102,42 @@ class _Region:
 
     # --- which nodes are row-wise -------------------------------------------------------
 
-    def _operand(self, a, out_rank: int) -> bool:
-        """a, as an operand of a row-wise node of rank out_rank: a member (rows first, same
-        rank) or an outside value (row-indexed when of the same rank with N rows)."""
+    def _operand(self, a, out: torch.Tensor) -> bool:
+        """a, as an operand of a row-wise node whose value is out: a member with out's rank
+        and rows, or an outside value (row-indexed when it has them too; else broadcast)."""
         if not isinstance(a, fx.Node):
             return True
+        v = _tensor(a)
         if a in self.inside:
-            return _tensor(a) is not None and _tensor(a).dim() == out_rank
+            return v is not None and v.dim() == out.dim() and v.shape[0] == out.shape[0]
         if a in self.descendants:
             return False        # computed from the root, but not row by row
-        v = _tensor(a)
         if v is None:
             return not isinstance(_val(a), torch.Tensor)
-        if v.dim() == out_rank and out_rank > 0 and v.shape[0] == self.rows:
+        if v.dim() == out.dim() and v.shape[0] == out.shape[0] > 1:
             self.pending_rows.append(a)
         return True
 
     def _row_wise(self, n: fx.Node) -> bool:
         t = n.target
         out = _tensor(n)
-        if not isinstance(t, torch._ops.OpOverload) or out is None or out.dim() == 0 or out.shape[0] != self.rows:
+        if not isinstance(t, torch._ops.OpOverload) or out is None or out.dim() == 0 or out.shape[0] < 2:
             return False
         if torch.Tag.nondeterministic_seeded in t.tags or t._schema.is_mutable:
             return False
         rank = out.dim()
         src = n.args[0] if n.args else None
         self.pending_rows = []
+        # the region ends at its products by a matrix (dh = dlogits @ W: narrow again); what
+        # reads them is the model's own backward, not the region's
+        if any(a in self.inside and a is not self.root and a.target in (aten.mm.default, aten.addmm.default)
+               for a in n.all_input_nodes):
+            return False
         if t in (aten.mm.default, aten.addmm.default):
             x, w = (n.args[0], n.args[1]) if t is aten.mm.default else (n.args[1], n.args[2])
             if x not in self.inside or not isinstance(w, fx.Node) or w in self.descendants:
                 return False
-            if t is aten.addmm.default and not self._operand(n.args[0], rank):
+            if t is aten.addmm.default and not self._operand(n.args[0], out):
                 return False
             return not n.kwargs or t is aten.addmm.default
         if t in _REDUCTIONS:
@@ -143,14 +145,19 @@ class _Region:
             return src in self.inside and d is not None and 0 not in d
         if t in _SOFTMAX:
             dim = n.args[_SOFTMAX[t]] % rank
-            return dim != 0 and all(self._operand(a, rank) for a in n.args[:_SOFTMAX[t]])
+            return dim != 0 and all(self._operand(a, out) for a in n.args[:_SOFTMAX[t]])
         if t in _INDEXED:
             dim = n.args[1] % rank
-            return dim != 0 and all(self._operand(a, rank) for a in (n.args[0], n.args[2], *n.args[3:]))
+            return dim != 0 and all(self._operand(a, out) for a in (n.args[0], n.args[2], *n.args[3:]))
+        if t is aten.slice.Tensor:
+            return src in self.inside and n.args[1] % rank != 0
+        if t is aten.slice_scatter.default:
+            dim = (n.args[2] if len(n.args) > 2 else n.kwargs.get("dim", 0)) % rank
+            return dim != 0 and self._operand(src, out) and self._operand(n.args[1], out) and \
+                (src in self.inside or n.args[1] in self.inside)
         if t in _VIEWS:
-            v = _tensor(src)
-            return src in self.inside and v.shape[0] == self.rows and \
-                math.prod(v.shape[1:]) == math.prod(out.shape[1:])
+            # the flat order is kept: rows of a group stay in it when G divides both sides
+            return src in self.inside
         if t is aten.permute.default:
             return src in self.inside and n.args[1][0] % rank == 0
         if t is aten.unsqueeze.default:
@@ -159,14 +166,14 @@ class _Region:
             d = _dims(n.args[1], _tensor(src).dim())
             return src in self.inside and d is not None and 0 not in d
         if t is aten.expand.default:
-            return src in self.inside and _tensor(src).dim() == rank and _tensor(src).shape[0] == self.rows
+            return src in self.inside and _tensor(src).dim() == rank and _tensor(src).shape[0] == out.shape[0]
         if t in _COPIES:
             if src not in self.inside:
                 return False
             return t is not aten._to_copy.default or n.kwargs.get("device", out.device) == out.device
         if torch.Tag.pointwise in t.tags:
             # rows first in the output: some operand has the rows (the others broadcast)
-            return all(self._operand(a, rank) for a in (*n.args, *n.kwargs.values())) and \
+            return all(self._operand(a, out) for a in (*n.args, *n.kwargs.values())) and \
                 (any(a in self.inside for a in n.all_input_nodes) or bool(self.pending_rows))
         return False
 
@@ -179,14 +186,13 @@ class _Region:
         if p in self.inside:
             return True
         v = _tensor(p)
-        return p not in self.descendants and v is not None and v.dim() == 2 and v.shape[0] == self.rows
+        return p not in self.descendants and v is not None and v.dim() == 2
 
     def _rows_operand(self, b) -> bool:
         if b in self.inside:
             return True
         v = _tensor(b)
-        return isinstance(b, fx.Node) and b not in self.descendants and v is not None and \
-            v.dim() == 2 and v.shape[0] == self.rows
+        return isinstance(b, fx.Node) and b not in self.descendants and v is not None and v.dim() == 2
 
     def _sum_over_rows(self, n: fx.Node) -> bool:
         t = n.target
@@ -207,11 +213,12 @@ class _Region:
         self.descendants = _descendants(self.root)
         self.members, self.inside = [self.root], {self.root}
         self.pending_rows = []
-        self._operand(self.root.args[0] if self.root.target is aten.mm.default else self.root.args[1], 2)
+        out = _tensor(self.root)
+        self._operand(self.root.args[0] if self.root.target is aten.mm.default else self.root.args[1], out)
         self.row_inputs = set(self.pending_rows)
         if self.root.target is aten.addmm.default:
             self.pending_rows = []
-            self._operand(self.root.args[0], 2)
+            self._operand(self.root.args[0], out)
             self.row_inputs |= set(self.pending_rows)
         for n in sorted(self.descendants, key=order.__getitem__):
             if n.op != "call_function":
@@ -252,7 +259,7 @@ class _Region:
         while grow:
             a = grow.pop()
             v = _tensor(a)
-            if a in cand or a in self.descendants or v is None or v.dim() == 0 or v.shape[0] != self.rows \
+            if a in cand or a in self.descendants or v is None or v.dim() == 0 or v.shape[0] < 2 \
                     or a.op != "call_function" or a.target in _FACTORIES:
                 continue
             cand.add(a)
@@ -277,11 +284,21 @@ class _Region:
         self.members.extend(cand)
 
     def worth_it(self) -> bool:
-        if self.rows < 2 * CHUNK_ROWS or len(self.members) < 2:
+        """Sets the groups G (the greatest common divisor of every member's and row-indexed
+        input's first dimension: a block is a run of whole groups, a sequence where the loss
+        drops each sequence's last position) and the groups a block takes; True when the
+        region has at least two blocks and is wide enough to gain from them."""
+        if len(self.members) < 2:
             return False
-        widest = max(_row_bytes(_tensor(m)) for m in self.members)
-        narrow = [_row_bytes(_tensor(m)) for m in self.outputs] + \
-            [_row_bytes(_tensor(a)) for a in self.row_inputs if a.target not in _FACTORIES]
+        firsts = [_tensor(a).shape[0] for a in (*self.members, *self.row_inputs)]
+        self.groups = math.gcd(*firsts)
+        rows = _tensor(self.root).shape[0] // self.groups       # the product's rows in a group
+        self.per_block = max(1, CHUNK_ROWS // rows)
+        if self.groups < 2 * self.per_block:
+            return False
+        widest = max(_tensor(m).nbytes for m in self.members)
+        narrow = [_tensor(m).nbytes for m in self.outputs] + \
+            [_tensor(a).nbytes for a in self.row_inputs if a.target not in _FACTORIES]
         return widest >= MIN_RATIO * max(narrow, default=1)
 
 
@@ -330,8 +347,9 @@ def _call(g: fx.Graph, target, args, kwargs, like: fx.Node) -> fx.Node:
     return n
 
 
-def _block_rows(shape, lo: int, hi: int) -> list:
-    return [hi - lo, *shape[1:]]
+def _block_rows(shape, n: fx.Node, groups: int, g0: int, g1: int) -> list:
+    """shape (n's size argument) for groups g0..g1 of n's value."""
+    return [(g1 - g0) * (_tensor(n).shape[0] // groups), *shape[1:]]
 
 
 def _cut(g: fx.Graph, r: _Region) -> list[fx.Node]:
@@ -339,9 +357,9 @@ def _cut(g: fx.Graph, r: _Region) -> list[fx.Node]:
     made: list[fx.Node] = []
     acc: dict[fx.Node, fx.Node] = {}
     parts: dict[fx.Node, list] = {m: [] for m in r.outputs}
-    rows = r.rows
-    for lo in range(0, rows, CHUNK_ROWS):
-        hi = min(rows, lo + CHUNK_ROWS)
+    G = r.groups
+    for g0 in range(0, G, r.per_block):
+        g1 = min(G, g0 + r.per_block)
         env: dict[fx.Node, fx.Node] = {}
 
         def block(a):
@@ -349,10 +367,11 @@ def _cut(g: fx.Graph, r: _Region) -> list[fx.Node]:
                 return env[a]
             if a in r.row_inputs:
                 if a.target in _FACTORIES:
-                    size = _block_rows(a.args[0], lo, hi)
+                    size = _block_rows(a.args[0], a, G, g0, g1)
                     env[a] = _call(g, a.target, (size, *a.args[1:]), a.kwargs, a)
                 else:
-                    env[a] = _call(g, aten.slice.Tensor, (a, 0, lo, hi), {}, a)
+                    per = _tensor(a).shape[0] // G
+                    env[a] = _call(g, aten.slice.Tensor, (a, 0, g0 * per, g1 * per), {}, a)
                 made.append(env[a])
                 return env[a]
             return a
@@ -360,7 +379,7 @@ def _cut(g: fx.Graph, r: _Region) -> list[fx.Node]:
         for m in r.members:
             args = list(fx.node.map_arg(m.args, block))
             if m.target in _VIEWS or m.target is aten.expand.default:
-                args[1] = _block_rows(list(m.args[1]), lo, hi)
+                args[1] = _block_rows(list(m.args[1]), m, G, g0, g1)
             env[m] = _call(g, m.target, args, fx.node.map_arg(m.kwargs, block), m)
             made.append(env[m])
         for s in r.sums:
@@ -434,13 +453,13 @@ def chunk_rows(gm: fx.GraphModule) -> int:
             v, x = _tensor(n), _tensor(n.args[0] if n.target is aten.mm.default else n.args[1])
             # a region's widest tensor is at least its product's output; its input is row-indexed
             if v is None or x is None or v.dim() != 2 or v.shape[0] < 2 * CHUNK_ROWS or \
-                    _row_bytes(v) < MIN_RATIO * _row_bytes(x):
+                    v.shape[1] < MIN_RATIO * x.shape[1] * x.element_size() // v.element_size():
                 continue
             tried.add(n)
             if _collapse_views(n):
                 g.eliminate_dead_code()
                 order = {m: i for i, m in enumerate(g.nodes)}
-            r = _Region(n, v.shape[0])
+            r = _Region(n)
             r.grow(order)
             if r.worth_it():
                 region = r
@@ -451,8 +470,9 @@ def chunk_rows(gm: fx.GraphModule) -> int:
         _reorder(g, made, order[region.root], order)
         g.eliminate_dead_code()
         cut += 1
-        log.info("bessemer: the step runs a [%d, %d] region (%d ops) in blocks of %d rows",
-                 region.rows, _tensor(region.root).shape[1], len(region.members), CHUNK_ROWS)
+        log.info("bessemer: the step runs a %s region (%d ops) in %d blocks",
+                 list(_tensor(region.root).shape), len(region.members),
+                 -(-region.groups // region.per_block))
     if cut:
         g.lint()
         gm.recompile()
