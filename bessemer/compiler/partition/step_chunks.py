@@ -20,15 +20,24 @@ each block's logits die inside the block.
 What is recognized, from an `mm`/`addmm` whose output is [N, V] (rows first), is the set
 of its descendants that are row-wise: pointwise ops (operands of the same rank indexed by
 the same row, others broadcast), reductions and softmaxes over dimensions other than the
-rows, gather and scatter along another dimension, views and permutes that keep the rows
-first, products `x @ w` with w not row-indexed, and factories of [N, ...] (the zeros the
-target's one-hot is scattered into). What leaves it: a sum over the rows (the loss's sum,
-a bias's gradient), a product over the rows `p^T @ q` (dW), or a row-indexed value (dh),
-joined from its blocks. Anything else a row-indexed value flows into keeps that value
-whole, and the region is not cut when what leaves it or comes into it row by row is not
-at least MIN_RATIO times narrower than its widest tensor (the region would save nothing:
-an MLP's activation read by its backward, a backward product of saved activations).
-Random ops are not blocked (the draws would change order).
+first, gather, scatter, slices and slice_scatter along another dimension, views (which
+keep the flat order), permutes that keep the first dimension first, products `x @ w` with
+w not row-indexed (where the region ends: what reads dh is the model's own backward),
+and factories of [N, ...] (the zeros the target's one-hot is scattered into), with the
+row-indexed inputs computed only for it. What leaves it: a sum over the rows (the loss's
+sum, a bias's gradient), a product over the rows `p^T @ q` (dW), or a row-indexed value
+(dh), joined from its blocks. Anything else a row-indexed value flows into keeps that
+value whole, and the region is not cut when what leaves it or comes into it row by row is
+not at least MIN_RATIO times smaller than its largest tensor (the region would save
+nothing: an MLP's activation read by its backward, a backward product of saved
+activations). Random ops are not blocked (the draws would change order).
+
+Rows are counted in groups: G is the greatest common divisor of the first dimensions of
+every member and row-indexed input, and a block is a run of whole groups. With the
+logits' rows kept (transformers' loss shifts the labels) G is the row count and a block
+CHUNK_ROWS rows; where the loss drops each sequence's last position
+(`logits[:, :-1].reshape(-1, V)`, a [B, T - 1, V] copy) the region passes through
+[B, T, V] views and G is the batch: a block is whole sequences.
 
 The trade: ATen's products run a block at a time, each reading W again (CHUNK_ROWS keeps
 each block large enough that the products' speed is their full one: MKL's own row
@@ -57,6 +66,10 @@ CHUNK_ROWS = 256
 # the region is cut only when its widest tensor is at least this many times wider (per
 # row) than anything row-indexed that enters or leaves it
 MIN_RATIO = 4
+# nor when its largest tensor is under this: each block adds calls (three products and a few
+# kernels, tens of microseconds), which a step of a few milliseconds feels more than it
+# feels the megabyte saved
+MIN_BYTES = 2 * 2 ** 20
 
 _REDUCTIONS = {aten.sum.dim_IntList, aten.amax.default, aten.amin.default, aten.mean.dim,
                aten.logsumexp.default}
@@ -297,6 +310,8 @@ class _Region:
         if self.groups < 2 * self.per_block:
             return False
         widest = max(_tensor(m).nbytes for m in self.members)
+        if widest < MIN_BYTES:
+            return False
         narrow = [_tensor(m).nbytes for m in self.outputs] + \
             [_tensor(a).nbytes for a in self.row_inputs if a.target not in _FACTORIES]
         return widest >= MIN_RATIO * max(narrow, default=1)
