@@ -82,14 +82,18 @@ def _counting(monkeypatch):
     return cuts
 
 
-def _train_both(model, loss_fn, steps=3, **data):
+def _train_both(model, loss_fn, steps=3, seeded=False, **data):
     ref = copy.deepcopy(model)
     opt = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9, weight_decay=1e-2)
     ref_opt = torch.optim.SGD(ref.parameters(), lr=0.5, momentum=0.9, weight_decay=1e-2)
     step = bessemer.compile_step(model, opt, loss_fn, max_grad_norm=1.0, set_grads=True,
                                  config=bessemer.TrainingCompilerConfig(**CFG))
-    for ids, labels in _data(steps, **data):
+    for i, (ids, labels) in enumerate(_data(steps, **data)):
+        if seeded:
+            torch.manual_seed(100 + i)
         loss = step(ids, labels)
+        if seeded:
+            torch.manual_seed(100 + i)
         ref_opt.zero_grad(set_to_none=True)
         ref_loss = loss_fn(ref, ids, labels)
         ref_loss.backward()
@@ -157,4 +161,21 @@ def test_few_rows_are_left_whole(monkeypatch):
     cuts = _counting(monkeypatch)
     torch.manual_seed(0)
     _train_both(TinyLM(), causal_lm_loss, steps=2, batch=2, seq=100)    # 200 rows: one block
+    assert cuts == [0], cuts
+
+
+def randomly_weighted_loss(model, ids, labels):
+    """Row weights drawn after the logits: the blocks would have to draw them earlier, out
+    of eager's order, so the region stays whole (and the draws are eager's)."""
+    logits = model(ids).flatten(0, 1)
+    offset = torch.rand(())                 # drawn first, read outside the region
+    weights = torch.rand(logits.shape[0])
+    per_row = nn.functional.cross_entropy(logits, labels.flatten().clamp(min=0), reduction="none")
+    return (per_row * weights).mean() + offset
+
+
+def test_a_draw_after_the_logits_keeps_the_region_whole(monkeypatch):
+    cuts = _counting(monkeypatch)
+    torch.manual_seed(0)
+    _train_both(TinyLM(), randomly_weighted_loss, steps=2, seeded=True)
     assert cuts == [0], cuts

@@ -54,6 +54,8 @@ from typing import Optional
 import torch
 import torch.fx as fx
 
+from bessemer.compiler.partition.cost import _is_impure, _is_random
+
 log = logging.getLogger("bessemer")
 
 aten = torch.ops.aten
@@ -430,21 +432,30 @@ def _cut(g: fx.Graph, r: _Region) -> list[fx.Node]:
     return made
 
 
-def _reorder(g: fx.Graph, made: list[fx.Node], at: int, order: dict) -> None:
-    """Puts the blocks where the region's product was, one block after the other: what they
-    read that came later (the labels' preparation, the loss's gradient scale: nothing
-    computed from the region) moves before them; everything else keeps its order."""
-    made_set = set(made)
-    needed, stack = set(), [a for n in made for a in n.all_input_nodes if a not in made_set]
+def _moved(r: _Region, order: dict) -> set:
+    """What the blocks read that the graph computes after the region's product (the labels'
+    preparation, the loss's gradient scale), with what that reads from there on: it moves
+    before the blocks. None of it is computed from the region (an input of the region is
+    not a descendant of its product)."""
+    at = order[r.root]
+    parts = [*r.members, *r.sums, *r.transposes]
+    stack = [a for n in parts for a in n.all_input_nodes if a not in r.inside and a not in r.transposes]
+    moved = set()
     while stack:
         a = stack.pop()
-        if a in needed or a in made_set or order[a] < at:
+        if a in moved or order[a] < at:
             continue
-        needed.add(a)
+        moved.add(a)
         stack.extend(a.all_input_nodes)
+    return moved
+
+
+def _reorder(g: fx.Graph, made: list[fx.Node], moved: set, at: int, order: dict) -> None:
+    """Puts the blocks where the region's product was, one block after the other, with what
+    they read moved before them; everything else keeps its order."""
     before = [n for n in order if order[n] < at]
-    later = sorted(needed, key=order.__getitem__)
-    rest = [n for n in order if order[n] >= at and n not in needed]
+    later = sorted(moved, key=order.__getitem__)
+    rest = [n for n in order if order[n] >= at and n not in moved]
     seq = before + later + made + rest
     assert len(seq) == len(set(seq)) == len(g.nodes)
     prev = None
@@ -476,13 +487,18 @@ def chunk_rows(gm: fx.GraphModule) -> int:
                 order = {m: i for i, m in enumerate(g.nodes)}
             r = _Region(n)
             r.grow(order)
-            if r.worth_it():
-                region = r
-                break
+            if not r.worth_it():
+                continue
+            moved = _moved(r, order)
+            # a random draw or a side effect moved earlier would change what the step computes
+            if any(_is_random(a) or _is_impure(a) for a in moved):
+                continue
+            region = r
+            break
         if region is None:
             break
         made = _cut(g, region)
-        _reorder(g, made, order[region.root], order)
+        _reorder(g, made, moved, order[region.root], order)
         g.eliminate_dead_code()
         cut += 1
         log.info("bessemer: the step runs a %s region (%d ops) in %d blocks",
