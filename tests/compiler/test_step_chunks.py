@@ -179,3 +179,30 @@ def test_a_draw_after_the_logits_keeps_the_region_whole(monkeypatch):
     torch.manual_seed(0)
     _train_both(TinyLM(), randomly_weighted_loss, steps=2, seeded=True)
     assert cuts == [0], cuts
+
+
+def _hf_lm(kind):
+    import transformers
+    from bessemer.zoo import hf
+    hf.quiet()
+    if kind == "gpt2":       # tied head, dropout on (its draws are eager's, in eager's order)
+        cfg = transformers.GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=2048, n_positions=128,
+                                      bos_token_id=0, eos_token_id=0)
+        return transformers.GPT2LMHeadModel(cfg)
+    cfg = transformers.LlamaConfig(num_hidden_layers=1, hidden_size=32, intermediate_size=64,
+                                   num_attention_heads=2, num_key_value_heads=1, vocab_size=2048,
+                                   max_position_embeddings=128, tie_word_embeddings=False)
+    return transformers.LlamaForCausalLM(cfg)
+
+
+def hf_loss(model, ids, labels):
+    return model(input_ids=ids, labels=labels).loss
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+def test_transformers_language_models_train_as_eager_in_blocks(monkeypatch, kind):
+    """transformers' own lm head and ForCausalLMLoss: 4 x 128 rows of 2048 words, two blocks."""
+    cuts = _counting(monkeypatch)
+    torch.manual_seed(0)
+    _train_both(_hf_lm(kind), hf_loss, steps=2, seeded=True, batch=4, seq=128)
+    assert cuts == [1], cuts
