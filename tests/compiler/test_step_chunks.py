@@ -206,3 +206,12 @@ def test_transformers_language_models_train_as_eager_in_blocks(monkeypatch, kind
     torch.manual_seed(0)
     _train_both(_hf_lm(kind), hf_loss, steps=2, seeded=True, batch=4, seq=128)
     assert cuts == [1], cuts
+
+
+def test_one_long_sequence_is_cut_into_blocks_of_rows(monkeypatch):
+    """Batch 1: the logits' [1, T, V] view has one group; the [T, V] round trip through it is
+    the product itself, so the rows are blocked."""
+    cuts = _counting(monkeypatch)
+    torch.manual_seed(0)
+    _train_both(TinyLM(), causal_lm_loss, steps=2, batch=1, seq=600)
+    assert cuts == [1], cuts

@@ -165,7 +165,8 @@ class _Region:
             dim = n.args[1] % rank
             return dim != 0 and all(self._operand(a, out) for a in (n.args[0], n.args[2], *n.args[3:]))
         if t is aten.slice.Tensor:
-            return src in self.inside and n.args[1] % rank != 0
+            dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
+            return src in self.inside and dim % rank != 0
         if t is aten.slice_scatter.default:
             dim = (n.args[2] if len(n.args) > 2 else n.kwargs.get("dim", 0)) % rank
             return dim != 0 and self._operand(src, out) and self._operand(n.args[1], out) and \
@@ -235,7 +236,8 @@ class _Region:
             self.pending_rows = []
             self._operand(self.root.args[0], out)
             self.row_inputs |= set(self.pending_rows)
-        for n in sorted(self.descendants, key=order.__getitem__):
+        dead = {n for n in self.descendants if _dead(n)}
+        for n in sorted(self.descendants - dead, key=order.__getitem__):
             if n.op != "call_function":
                 continue
             if self._row_wise(n):
@@ -260,7 +262,7 @@ class _Region:
                 self.row_inputs.add(tr.args[0])
         self._absorb()
         self.members.sort(key=order.__getitem__)
-        done = set(self.members) | set(self.sums) | self.transposes
+        done = set(self.members) | set(self.sums) | self.transposes | dead
         self.outputs = [m for m in self.members if any(u not in done for u in m.users)]
 
     def _absorb(self) -> None:
@@ -324,6 +326,11 @@ def _is_view(n) -> bool:
                                                                                 aten._unsafe_view.default)
 
 
+def _dead(n: fx.Node) -> bool:
+    """Read by nothing and without effects (a view left by _collapse_views)."""
+    return n.op == "call_function" and not n.users and not _is_impure(n)
+
+
 def _descendants(root: fx.Node) -> set:
     seen, stack = set(), [root]
     while stack:
@@ -334,11 +341,17 @@ def _descendants(root: fx.Node) -> set:
     return seen
 
 
-def _collapse_views(root: fx.Node) -> bool:
+def _collapse_views(root: fx.Node) -> list:
     """Among root's descendants, view(view(x, s1), s2) -> view(x, s2) and a view to x's own
     shape -> x, for a contiguous x (any view of it is valid): the logits' [B, T, V] round trip
-    to [B*T, V] and back keeps the rows first."""
-    changed, touched = True, False
+    to [B*T, V] and back keeps the rows first, so that a batch of one long sequence still has
+    rows to block. Returns what to restore (`_restore`) if the region is not cut after all."""
+    undo = []
+
+    def edit(n: fx.Node, change) -> None:
+        undo.append((n, n.args, dict(n.kwargs)))
+        change()
+    changed = True
     while changed:
         changed = False
         for u in _descendants(root):
@@ -346,14 +359,19 @@ def _collapse_views(root: fx.Node) -> bool:
                 continue
             src = u.args[0]
             while _is_view(src) and _tensor(src.args[0]) is not None and _tensor(src.args[0]).is_contiguous():
-                u.update_arg(0, src.args[0])
+                edit(u, lambda u=u, x=src.args[0]: u.update_arg(0, x))
                 src, changed = src.args[0], True
             v, s = _tensor(u), _tensor(src)
             if v is not None and s is not None and s.is_contiguous() and tuple(v.shape) == tuple(s.shape):
-                u.replace_all_uses_with(src)
+                for user in list(u.users):
+                    edit(user, lambda user=user, u=u, x=src: user.replace_input_with(u, x))
                 changed = True
-        touched |= changed
-    return touched
+    return undo
+
+
+def _restore(undo: list) -> None:
+    for n, args, kwargs in reversed(undo):
+        n.args, n.kwargs = args, kwargs
 
 
 def _call(g: fx.Graph, target, args, kwargs, like: fx.Node) -> fx.Node:
@@ -465,6 +483,19 @@ def _reorder(g: fx.Graph, made: list[fx.Node], moved: set, at: int, order: dict)
         prev = n
 
 
+def _region(root: fx.Node, order: dict) -> Optional[tuple[_Region, set]]:
+    """root's region and what moves before its blocks, when it is worth cutting."""
+    r = _Region(root)
+    r.grow(order)
+    if not r.worth_it():
+        return None
+    moved = _moved(r, order)
+    # a random draw or a side effect moved earlier would change what the step computes
+    if any(_is_random(a) or _is_impure(a) for a in moved):
+        return None
+    return r, moved
+
+
 def chunk_rows(gm: fx.GraphModule) -> int:
     """Runs each vocabulary-sized region of the whole step's graph a block of rows at a
     time (see the module's docstring); returns the number of regions cut."""
@@ -482,18 +513,15 @@ def chunk_rows(gm: fx.GraphModule) -> int:
                     v.shape[1] < MIN_RATIO * x.shape[1] * x.element_size() // v.element_size():
                 continue
             tried.add(n)
-            if _collapse_views(n):
-                g.eliminate_dead_code()
-                order = {m: i for i, m in enumerate(g.nodes)}
-            r = _Region(n)
-            r.grow(order)
-            if not r.worth_it():
-                continue
-            moved = _moved(r, order)
-            # a random draw or a side effect moved earlier would change what the step computes
-            if any(_is_random(a) or _is_impure(a) for a in moved):
-                continue
-            region = r
+            found = _region(n, order)
+            if found is None:
+                # a region whose rows are only grouped once its views' round trips are gone
+                undo = _collapse_views(n)
+                found = _region(n, order) if undo else None
+                if found is None:
+                    _restore(undo)
+                    continue
+            region, moved = found
             break
         if region is None:
             break
