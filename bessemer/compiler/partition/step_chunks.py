@@ -65,8 +65,8 @@ prims = torch.ops.prims
 # block's products run as fast as the whole one's; the block's [256, V] tensors are what
 # the region still holds (8 MiB at V = 8192 in float32)
 CHUNK_ROWS = 256
-# the region is cut only when its widest tensor is at least this many times wider (per
-# row) than anything row-indexed that enters or leaves it
+# the region is cut only when its largest tensor is at least this many times larger than
+# anything row-indexed that enters or leaves it (what the blocks cannot save)
 MIN_RATIO = 4
 # nor when its largest tensor is under this: each block adds calls (three products and a few
 # kernels, tens of microseconds), which a step of a few milliseconds feels more than it
