@@ -15,10 +15,13 @@ from bessemer.jobs.store import COMPLETED, FAILED, IN_PROGRESS, STOPPED, JobStor
 
 from jobs_testing import process_running, wait_for, write
 
-# Saves {"step": n} after each step (whole, by rename); SIGTERM ends it between steps.
+# Saves {"step": n} after each step (whole, by rename); SIGTERM ends it between steps. With
+# HOLD set, it waits after step 5 until that file exists: a test that must see the job still
+# running releases it only then, however slowly the machine runs.
 STEPPER = """
 import json, os, signal, sys, time
 ckpt = os.path.join(os.environ["SM_CHECKPOINT_DIR"], "state.json")
+hold = os.environ.get("HOLD")
 stop = []
 signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
 for step in range(int(os.environ["STEPS"])):
@@ -29,6 +32,8 @@ for step in range(int(os.environ["STEPS"])):
         json.dump({"step": step}, f)
     os.replace(ckpt + ".tmp", ckpt)
     print(f"saved step={step}", flush=True)
+    while hold and step == 5 and not os.path.exists(hold) and not stop:
+        time.sleep(0.05)
 """
 
 
@@ -48,7 +53,7 @@ def nothing_left(job: TrainingJob, supervisor: int) -> bool:
     return not process_running(supervisor) and pgid and not group_alive(pgid)
 
 
-def start_following(tmp_path, steps: int) -> tuple[subprocess.Popen, TrainingJob]:
+def start_following(tmp_path, steps: int, hold: str = "") -> tuple[subprocess.Popen, TrainingJob]:
     """A foreground fit() in a process of its own, in its own session as a terminal's is."""
     write(tmp_path / "src" / "steps.py", STEPPER)
     runs, ckpt = tmp_path / "runs", tmp_path / "ckpt"
@@ -57,7 +62,7 @@ def start_following(tmp_path, steps: int) -> tuple[subprocess.Popen, TrainingJob
         signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C, as in a terminal
         from bessemer import PyTorch, TrainingCompilerConfig
         est = PyTorch(entry_point="steps.py", source_dir={str(tmp_path / "src")!r}, output_path={str(runs)!r},
-                      checkpoint_path={str(ckpt)!r}, environment={{"STEPS": "{steps}"}},
+                      checkpoint_path={str(ckpt)!r}, environment={{"STEPS": "{steps}", "HOLD": {hold!r}}},
                       compiler_config=TrainingCompilerConfig(enabled=False))
         est.fit(job_name="followed")
     """)
@@ -70,15 +75,15 @@ def start_following(tmp_path, steps: int) -> tuple[subprocess.Popen, TrainingJob
 
 
 def test_a_closed_terminal_or_a_killed_follower_leaves_the_job_running(tmp_path, capsys):
-    # 7.5 s of steps: the job outlasts the signal even when the checkpoints seen copied
-    # (start_following's wait) lag behind its steps on a busy machine
-    steps = 150
+    steps = 60
     for sig in (signal.SIGHUP, signal.SIGKILL):
         case = tmp_path / sig.name
-        proc, job = start_following(case, steps=steps)
+        release = case / "release"      # the job waits at step 5 until the check below
+        proc, job = start_following(case, steps=steps, hold=str(release))
         os.killpg(proc.pid, sig)  # the terminal's whole process group, as a hang-up reaches it
         proc.wait(timeout=30)
         assert job.status == IN_PROGRESS, f"{sig.name}: the job ended with its follower"
+        release.write_text("")
         # `bessemer jobs logs -f` picks the job up again and follows it to its end.
         assert main(["jobs", "logs", "followed", "-f", "--output-path", str(case / "runs")]) == 0
         out = capsys.readouterr().out
