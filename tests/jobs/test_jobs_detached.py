@@ -60,6 +60,7 @@ def start_following(tmp_path, steps: int, hold: str = "") -> tuple[subprocess.Po
     driver = write(tmp_path / "driver.py", f"""
         import signal
         signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C, as in a terminal
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)  # a hang-up ends it, as in a terminal (not under nohup)
         from bessemer import PyTorch, TrainingCompilerConfig
         est = PyTorch(entry_point="steps.py", source_dir={str(tmp_path / "src")!r}, output_path={str(runs)!r},
                       checkpoint_path={str(ckpt)!r}, environment={{"STEPS": "{steps}", "HOLD": {hold!r}}},
