@@ -15,6 +15,7 @@ from torch import nn
 
 import bessemer
 from bessemer.compiler.partition import step_chunks
+from step_testing import steps_as_eager, trained_as_eager
 
 CFG = dict(fallback="error", graph_cache=False)
 VOCAB, D = 1024, 32
@@ -88,27 +89,9 @@ def _train_both(model, loss_fn, steps=3, seeded=False, **data):
     ref_opt = torch.optim.SGD(ref.parameters(), lr=0.5, momentum=0.9, weight_decay=1e-2)
     step = bessemer.compile_step(model, opt, loss_fn, max_grad_norm=1.0, set_grads=True,
                                  config=bessemer.TrainingCompilerConfig(**CFG))
-    for i, (ids, labels) in enumerate(_data(steps, **data)):
-        if seeded:
-            torch.manual_seed(100 + i)
-        loss = step(ids, labels)
-        if seeded:
-            torch.manual_seed(100 + i)
-        ref_opt.zero_grad(set_to_none=True)
-        ref_loss = loss_fn(ref, ids, labels)
-        ref_loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(ref.parameters(), 1.0)
-        ref_opt.step()
-        torch.testing.assert_close(loss, ref_loss.detach(), rtol=1e-5, atol=1e-6)
-        torch.testing.assert_close(step.grad_norm, norm, rtol=1e-5, atol=1e-6)
-        for (name, p), q in zip(model.named_parameters(), ref.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6, msg=name)
+    steps_as_eager(step, model, ref, ref_opt, loss_fn, _data(steps, **data), 1.0, seed=100 if seeded else None)
     assert step.compiled_steps == steps and step.eager_steps == 0
-    for (name, p), q in zip(model.named_parameters(), ref.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-6, msg=name)
-    for a, b in zip(opt.state.values(), ref_opt.state.values()):
-        for k in b:
-            torch.testing.assert_close(a[k], b[k], rtol=1e-4, atol=1e-6, msg=k)
+    trained_as_eager(model, opt, ref, ref_opt)
     return step
 
 

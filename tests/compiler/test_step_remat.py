@@ -14,6 +14,7 @@ from torch import nn
 
 import bessemer
 from bessemer.compiler.partition import step_remat
+from step_testing import steps_as_eager, trained_as_eager
 
 CFG = dict(fallback="error", graph_cache=False)
 
@@ -87,28 +88,12 @@ def test_a_step_that_recomputes_trains_as_eager(post_norm, p_drop):
     try:
         step = bessemer.compile_step(model, opt, loss_fn, max_grad_norm=0.5, set_grads=True,
                                      config=bessemer.TrainingCompilerConfig(**CFG))
-        for i, (x, y) in enumerate(_data(4)):
-            torch.manual_seed(100 + i)
-            loss = step(x, y)
-            torch.manual_seed(100 + i)
-            ref_opt.zero_grad(set_to_none=True)
-            ref_loss = loss_fn(ref, x, y)
-            ref_loss.backward()
-            norm = torch.nn.utils.clip_grad_norm_(ref.parameters(), 0.5)
-            ref_opt.step()
-            torch.testing.assert_close(loss, ref_loss.detach(), rtol=1e-5, atol=1e-6)
-            torch.testing.assert_close(step.grad_norm, norm, rtol=1e-5, atol=1e-6)
-            for (name, p), q in zip(model.named_parameters(), ref.parameters()):
-                torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6, msg=name)
+        steps_as_eager(step, model, ref, ref_opt, loss_fn, _data(4), 0.5, seed=100)
     finally:
         step_remat.rematerialize = real
     assert made and made[0] > 0, "the step's backward recomputed nothing"
     assert step.compiled_steps == 4 and step.eager_steps == 0
-    for (name, p), q in zip(model.named_parameters(), ref.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-6, msg=name)
-    for a, b in zip(opt.state.values(), ref_opt.state.values()):
-        for k in b:
-            torch.testing.assert_close(a[k], b[k], rtol=1e-4, atol=1e-6, msg=k)
+    trained_as_eager(model, opt, ref, ref_opt)
 
 
 @pytest.mark.parametrize("post_norm", [False, True], ids=["pre-norm", "post-norm"])
