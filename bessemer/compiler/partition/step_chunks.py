@@ -47,6 +47,7 @@ tolerance). Measured by `bessemer bench memory` (docs/memory.md).
 """
 from __future__ import annotations
 
+import heapq
 import logging
 import math
 from typing import Optional
@@ -156,8 +157,10 @@ class _Region:
                 return False
             return not n.kwargs or t is aten.addmm.default
         if t in _REDUCTIONS:
+            if src not in self.inside:      # a member: a tensor of static shape
+                return False
             d = _dims(n.args[1] if len(n.args) > 1 else n.kwargs.get("dim"), _tensor(src).dim())
-            return src in self.inside and d is not None and 0 not in d
+            return d is not None and 0 not in d
         if t in _SOFTMAX:
             dim = n.args[_SOFTMAX[t]] % rank
             return dim != 0 and all(self._operand(a, out) for a in n.args[:_SOFTMAX[t]])
@@ -179,8 +182,10 @@ class _Region:
         if t is aten.unsqueeze.default:
             return src in self.inside and n.args[1] % rank != 0
         if t in (prims.squeeze.default, aten.squeeze.dims, aten.squeeze.dim):
+            if src not in self.inside:
+                return False
             d = _dims(n.args[1], _tensor(src).dim())
-            return src in self.inside and d is not None and 0 not in d
+            return d is not None and 0 not in d
         if t is aten.expand.default:
             return src in self.inside and _tensor(src).dim() == rank and _tensor(src).shape[0] == out.shape[0]
         if t in _COPIES:
@@ -237,8 +242,13 @@ class _Region:
             self._operand(self.root.args[0], out)
             self.row_inputs |= set(self.pending_rows)
         dead = {n for n in self.descendants if _dead(n)}
-        for n in sorted(self.descendants - dead, key=order.__getitem__):
-            if n.op != "call_function":
+        # only readers of members can join (every accepted node reads its descendant inputs
+        # from members), visited in graph order so that a node's members are known before it
+        frontier, seen = [(order[u], u) for u in self.root.users], set(self.root.users)
+        heapq.heapify(frontier)
+        while frontier:
+            _, n = heapq.heappop(frontier)
+            if n.op != "call_function" or n in dead:
                 continue
             if self._row_wise(n):
                 self.members.append(n)
@@ -246,12 +256,18 @@ class _Region:
                 self.row_inputs |= set(self.pending_rows)
             elif n.target is aten.permute.default and self._transpose_of_rows(n):
                 self.transposes.add(n)
-            elif self._sum_over_rows(n):
-                self.sums.append(n)
-                if n.target is aten.mm.default:
-                    for a in (n.args[0].args[0], n.args[1]):
-                        if a not in self.inside:
-                            self.row_inputs.add(a)
+            else:
+                if self._sum_over_rows(n):
+                    self.sums.append(n)
+                    if n.target is aten.mm.default:
+                        for a in (n.args[0].args[0], n.args[1]):
+                            if a not in self.inside:
+                                self.row_inputs.add(a)
+                continue
+            for u in n.users:          # a member's or a transpose's readers may join
+                if u not in seen:
+                    seen.add(u)
+                    heapq.heappush(frontier, (order[u], u))
         # a transpose read by anything but a sum over rows keeps its member whole
         for tr in list(self.transposes):
             if not all(u in self.sums for u in tr.users):
@@ -440,13 +456,8 @@ def _cut(g: fx.Graph, r: _Region) -> list[fx.Node]:
         cat = _call(g, aten.cat.default, (parts[m], 0), {}, m)
         made.append(cat)
         m.replace_all_uses_with(cat)
-    for s in r.sums:
-        v, a = _tensor(s), _tensor(acc[s])
-        out = acc[s]
-        if a.dtype != v.dtype:      # sum(x, dtype=...) already gives the dtype; a guard, not a path
-            out = _call(g, aten._to_copy.default, (out,), {"dtype": v.dtype}, s)
-            made.append(out)
-        s.replace_all_uses_with(out)
+    for s in r.sums:       # each block's part is the op itself, so of its dtype
+        s.replace_all_uses_with(acc[s])
     return made
 
 
