@@ -284,6 +284,12 @@ def _store(s: L.Store, pad: str) -> list[str]:
     return [f"{pad}b{s.param}[{s.index.format()}] = {value};"]
 
 
+def _scatter_add(s: L.ScatterAdd, pad: str) -> list[str]:
+    """A scatter's add: its index value is in range (lowering proved it)."""
+    return [f"{pad}b{s.param}[{s.index.format()}{_indirect(s.indirect)}] += "
+            f"({storage_type(s.dtype)})({expr(s.value)});"]
+
+
 def _acc_decl(s: L.AccDecl, pad: str) -> list[str]:
     at, init = render_reduce(s.op, s.dtype, "acc"), render_reduce(s.op, s.dtype, "init")
     if s.block is not None:
@@ -339,6 +345,7 @@ def _ws_store(s: L.WorkspaceStore, pad: str) -> list[str]:
 STMTS = {
     L.Let: lambda s, pad: [f"{pad}{compute_type(s.dtype)} {s.name} = {expr(s.value)};"],
     L.Store: _store,
+    L.ScatterAdd: _scatter_add,
     L.TileDecl: lambda s, pad: [f"{pad}{storage_type(s.dtype)} tile{s.tile}[{s.shape[0]}][{s.shape[1]}];"],
     L.TileStore: lambda s, pad: [f"{pad}{expr(s.ref)} = {stored(s.dtype, expr(s.value), s.exact)};"],
     L.AccDecl: _acc_decl,

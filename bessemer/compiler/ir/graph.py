@@ -18,6 +18,12 @@ Every node produces one tensor with a shape and a dtype. Its kind is a `Kind`
              args[1] an int64 tensor of the node's shape whose values are known to lie
              in [0, args[0].shape[dim])); args[0] must be memory, args[1] is computed
              in the kernel that reads the gather
+  scatter    zeros of the node's shape with args[1][i] added at index i with dim `dim`
+             replaced by args[0][i] (torch.scatter_add into zeros: a gather's gradient).
+             args[0] (int64, values known to lie in [0, shape[dim])) and args[1] have one
+             shape, the node's own outside `dim`, which is their last dim; each row of
+             the result takes the adds of its own row, in order. Computed by a kernel of
+             its own whose domain is args[1]'s shape, `dim` its reduced dim
   reduce     op over `dims` of args[0] (sum, max, min, prod, any)
   extern     an ATen call that is not lowered (matmul, convolution, RNG, ...)
   getitem    output `index` of a multi-output extern
@@ -54,6 +60,7 @@ class Kind(enum.StrEnum):
     POINTWISE = "pointwise"
     PAD = "pad"
     GATHER = "gather"
+    SCATTER = "scatter"
     VIEW = "view"
     REINTERPRET = "reinterpret"
     REDUCE = "reduce"
@@ -74,7 +81,7 @@ class Group:
     ELEMENTWISE = frozenset({Kind.CONST, Kind.IOTA, Kind.POINTWISE, Kind.PAD, Kind.GATHER})
     REDUCTIONS = frozenset({Kind.REDUCE})
     # what a kernel computes (the rest is memory, views of it, or the output)
-    COMPUTED = ELEMENTWISE | REDUCTIONS
+    COMPUTED = ELEMENTWISE | REDUCTIONS | {Kind.SCATTER}
 
 
 @dataclass(eq=False)
@@ -154,6 +161,12 @@ class Node:
         assert self.kind == Kind.GATHER, self
         R, d = len(self.shape), self.gather_dim
         return IndexMap(tuple(tuple(int(i == k and i != d) for k in range(R)) for i in range(R)), (0,) * R, R)
+
+    @property
+    def scatter_dim(self) -> int:
+        """scatter: the dim of the result its index replaces (the last of its arguments')."""
+        assert self.kind == Kind.SCATTER, self
+        return self.attrs["dim"]
 
     @property
     def view_strides(self) -> tuple:
@@ -254,6 +267,11 @@ class Graph:
         """x gathered along dim by index (int64, values in [0, x.shape[dim]), as the caller proved)."""
         return self.add(Node(Kind.GATHER, [x, index], tuple(index.shape), x.dtype, {"dim": int(dim)}))
 
+    def scatter_add(self, shape: Shape, dim: int, index: Node, src: Node) -> Node:
+        """zeros(shape) with src added along dim at index (int64, values in [0, shape[dim]), as
+        the caller proved; index and src of one shape, `shape` outside dim, dim their last)."""
+        return self.add(Node(Kind.SCATTER, [index, src], tuple(shape), src.dtype, {"dim": int(dim)}))
+
     def view(self, x: Node, shape: Shape, imap: "IndexMap", what: str) -> Node:
         return self.add(Node(Kind.VIEW, [x], tuple(shape), x.dtype, {"map": imap, "what": what}))
 
@@ -323,7 +341,7 @@ class Graph:
 
 
 _PREFIX = {Kind.INPUT: "in", Kind.CONST: "c", Kind.IOTA: "iota", Kind.POINTWISE: "p", Kind.PAD: "pad",
-           Kind.GATHER: "gt", Kind.VIEW: "v",
+           Kind.GATHER: "gt", Kind.SCATTER: "sc", Kind.VIEW: "v",
            Kind.REINTERPRET: "rv", Kind.REDUCE: "r", Kind.EXTERN: "ext", Kind.GETITEM: "g", Kind.OUTPUT: "out"}
 
 
@@ -343,6 +361,7 @@ _FORMAT: dict[Kind, Callable[[Node, str], str]] = {
     Kind.POINTWISE: lambda n, args: f"{n.op}({args})",
     Kind.PAD: lambda n, args: f"pad({args}, lo={list(n.pad_lo)}, fill={n.pad_fill!r})",
     Kind.GATHER: lambda n, args: f"gather({args}, dim={n.gather_dim})",
+    Kind.SCATTER: lambda n, args: f"scatter_add_into_zeros({args}, dim={n.scatter_dim})",
     Kind.VIEW: lambda n, args: f"view.{n.attrs['what']}({args}) {n.index_map}",
     Kind.REINTERPRET: lambda n, args: f"reinterpret.{n.attrs['what']}({args}) strides={list(n.view_strides)} "
                                       f"offset={n.view_offset}",

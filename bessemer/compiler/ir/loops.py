@@ -263,6 +263,22 @@ class Store:
 
 
 @dataclass(frozen=True)
+class ScatterAdd:
+    """Buffer parameter `param`[index + the Indirect's value times its stride] += value (a
+    scatter's add, in the buffer's float `dtype`). C++ only: the loop around it is no vector
+    loop, since two elements may add into one place."""
+    param: int
+    index: Any
+    indirect: Indirect
+    value: Any
+    dtype: torch.dtype
+
+    def format_lines(self, ind: str) -> list[str]:
+        return [f"{ind}add b{self.param}[{_ix(self.index)} + {self.indirect.format()}]:{_dt(self.dtype)} "
+                f"+= {self.value.format()}"]
+
+
+@dataclass(frozen=True)
 class TileDecl:
     tile: int
     dtype: torch.dtype
@@ -541,7 +557,8 @@ class CppPlan:
 
     mode      "flat" (pointwise loops), "tiled" (a transposing pointwise kernel in tiles),
               "rows" (a reduction's rows in parallel), "columns" (column blocks in
-              parallel), "columns-split" (each thread a range of rows, partial sums added)
+              parallel), "columns-split" (each thread a range of rows, partial sums added),
+              "scatter" (a scatter into zeros: its rows in parallel)
     loops     the merged loops: ((var, size), ...) outer first, then inner
     parallel  run on threads; `cond` its run-time condition when the work is symbolic;
               `collapse` the loops collapsed into one parallel iteration space

@@ -36,6 +36,8 @@ class Kernel:
 
     def describe(self) -> str:
         kind = f"reduce over {list(self.red)}" if self.red else "pointwise"
+        if self.members and self.members[0].kind == Kind.SCATTER:
+            kind = f"scatter over {list(self.red)}"
         ms = ", ".join(("*" if m in self.stores else "") + m.name for m in self.members)
         return f"kernel {self.name} {list(self.shape)} {kind}: {ms}"
 
@@ -90,11 +92,14 @@ class Role(enum.StrEnum):
     REDUCE = "reduce"   # a reduction over the kernel's reduced dims
     FULL = "full"       # a value per element of the whole domain
     OUTER = "outer"     # a value per row (the kept dims), after the row's reductions
+    SCATTER = "scatter"  # a scatter into zeros over the domain's rows (a kernel of its own)
 
 
 def member_role(k: Kernel, n: Node) -> Role:
     if n.kind == Kind.REDUCE:
         return Role.REDUCE
+    if n.kind == Kind.SCATTER:
+        return Role.SCATTER
     if n.shape == k.shape:
         return Role.FULL
     return Role.OUTER

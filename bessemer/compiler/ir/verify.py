@@ -28,6 +28,7 @@ ATTRS: dict[Kind, dict[str, tuple]] = {
     Kind.POINTWISE: {"op": (str,)},
     Kind.PAD: {"lo": (tuple,), "fill": _SCALAR},
     Kind.GATHER: {"dim": (int,)},
+    Kind.SCATTER: {"dim": (int,)},
     Kind.VIEW: {"map": (IndexMap,), "what": (str,)},
     Kind.REINTERPRET: {"strides": (tuple,), "offset": _SIZE, "what": (str,)},
     Kind.REDUCE: {"op": (str,), "dims": (tuple,), "keepdim": (bool,)},
@@ -120,6 +121,16 @@ def _check_node(n: Node, where: str) -> None:
             _fail(where, n, f"gathers {x.dtype} by {idx.dtype} into {n.dtype}")
         if any(not _fits(s, t) for e, (s, t) in enumerate(zip(n.shape, x.shape)) if e != n.gather_dim):
             _fail(where, n, f"index shape {n.shape} exceeds the source's {x.shape} outside dim {n.gather_dim}")
+    elif k == Kind.SCATTER:
+        if len(n.args) != 2:
+            _fail(where, n, f"a scatter takes an index and a source, has {len(n.args)} arguments")
+        idx, src = n.args
+        R, d = len(n.shape), n.scatter_dim
+        if R == 0 or d != R - 1 or idx.shape != src.shape or len(src.shape) != R or \
+                any(s != t for e, (s, t) in enumerate(zip(src.shape, n.shape)) if e != d):
+            _fail(where, n, f"scatters {src.shape} along {d} by {idx.shape} into {n.shape}")
+        if idx.dtype != torch.int64 or src.dtype != n.dtype:
+            _fail(where, n, f"scatters {src.dtype} by {idx.dtype} into {n.dtype}")
     elif k == Kind.IOTA:
         if not 0 <= n.iota_dim < max(len(n.shape), 1):
             _fail(where, n, f"iota dim {n.iota_dim} out of range")
@@ -197,6 +208,10 @@ def _check_kernel(s: Schedule, k: Kernel, i: int, computed: set, where: str) -> 
             if m.args[0].shape != k.shape or tuple(m.attrs["dims"]) != tuple(k.red):
                 _fail(where, m, f"reduces {m.args[0].shape} over {m.attrs['dims']}, kernel domain "
                                 f"{k.shape} over {k.red}")
+        elif role == Role.SCATTER:
+            if len(k.members) != 1 or m.args[1].shape != k.shape or tuple(k.red) != (m.scatter_dim,):
+                _fail(where, m, f"scatters over {m.args[1].shape} along {m.scatter_dim}, kernel domain "
+                                f"{k.shape} over {k.red} with {len(k.members)} members")
         elif role == Role.OUTER and (not k.red or outer_map(k.shape, k.red, m.shape) is None):
             _fail(where, m, f"shape {m.shape} is neither the domain {k.shape} nor a row of it")
         for a in m.args:
@@ -309,6 +324,16 @@ class _LoopCheck:
             if not 0 <= s.param < len(params) or not params[s.param].written:
                 self.fail(f"store to b{s.param}, which the kernel does not write")
             self.index(s.index, vars_, vals)
+        elif isinstance(s, L.ScatterAdd):
+            if not 0 <= s.param < len(params) or not params[s.param].written:
+                self.fail(f"scatter into b{s.param}, which the kernel does not write")
+            self.index(s.index, vars_, vals)
+            i = s.indirect
+            if not isinstance(i, L.Indirect) or not (isinstance(i.value, L.Temp) or
+                                                    getattr(i.value, "dtype", None) == torch.int64):
+                self.fail(f"scatter into b{s.param}: its index value is not an int64 expression")
+            self.expr(i.value, vars_, vals)
+            self.index(i.index, vars_, vals)
         elif isinstance(s, L.AccDecl):
             vals.add(s.name)
         elif isinstance(s, L.TileDecl):
@@ -384,6 +409,6 @@ class _LoopCheck:
 def _exprs(s):
     """The value expressions a statement reads."""
     from bessemer.compiler.ir import loops as L
-    if isinstance(s, (L.Let, L.Store, L.TileStore, L.Fold)):
+    if isinstance(s, (L.Let, L.Store, L.TileStore, L.Fold, L.ScatterAdd)):
         return [s.value]
     return []

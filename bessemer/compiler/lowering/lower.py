@@ -66,13 +66,15 @@ class Lowerer:
     """Walks an ATen FX graph and builds the IR graph."""
 
     def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
-                 device: torch.device = torch.device("cpu"), sizes: Optional["SizeBinding"] = None):
+                 device: torch.device = torch.device("cpu"), sizes: Optional["SizeBinding"] = None,
+                 target: str = "cpp"):
         self.gm = gm
         self.example_inputs = list(example_inputs)
         self.g = Graph()
         self.env: dict[torch.fx.Node, Any] = {}
         self.fallback = fallback
         self.device = device   # every tensor of the graph lives here: the kernels read it directly
+        self.target = target   # the kernels' language ("cpp" | "triton"): what a kernel can do
         self.externs: list[str] = []
         # A graph with symbolic sizes lowered at one concrete shape: every size symbol's
         # value (specialize.py). The FX metadata then holds SymInts; meta() and the
@@ -268,5 +270,6 @@ _UNSUPPORTED_DTYPES = {getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2
 
 
 def lower(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
-          device: torch.device = torch.device("cpu"), sizes: Optional[SizeBinding] = None) -> Graph:
-    return Lowerer(gm, example_inputs, fallback, device, sizes).run()
+          device: torch.device = torch.device("cpu"), sizes: Optional[SizeBinding] = None,
+          target: str = "cpp") -> Graph:
+    return Lowerer(gm, example_inputs, fallback, device, sizes, target).run()

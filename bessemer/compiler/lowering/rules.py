@@ -318,12 +318,28 @@ def _gather(lower, node, x, dim, index, sparse_grad=False):
 
 @lowers(aten.scatter_add.default)
 def _scatter_add(lower, node, x, dim, index, src):
-    """A scatter_add into zeros (a gather's gradient) runs ATen's scatter_add_ on zeros made for
-    it, not on a copy of a zeros buffer (aten_calls.py); any other stays the traced call."""
+    """A scatter_add into zeros (a gather's gradient). Along the last dim, with an index proved
+    in range (ir/ranges.py) and one index row per row of the result, in float32 / float64, for
+    the C++ kernels: a scatter node, computed by a kernel of its own that zeroes each row of the
+    result and adds the row's values in ATen's order (the same sums), with the source's
+    pointwise producers computed in it; no zeros written first, no source buffer. Any other
+    into zeros runs ATen's scatter_add_ on zeros made for it, not on a copy of a zeros buffer
+    (aten_calls.py); the rest stays the traced call."""
     if not (is_node(x) and is_node(index) and is_node(src)) or x.kind != Kind.CONST or \
             x.attrs["value"] != 0 or math.copysign(1.0, x.attrs["value"]) < 0 or x.dtype != src.dtype or \
             not all(isinstance(s, int) for s in x.shape):
         raise Unsupported("scatter_add: not into zeros of a static shape")
+    rank = len(x.shape)
+    d = dim % rank if rank else 0
+    if lower.target == "cpp" and rank and d == rank - 1 and src.dtype in (torch.float32, torch.float64) \
+            and index.dtype == torch.int64 and len(index.shape) == rank == len(src.shape) \
+            and all(isinstance(s, int) and s > 0 for s in index.shape) \
+            and all(index.shape[e] == x.shape[e] for e in range(rank - 1)) \
+            and all(index.shape[e] <= src.shape[e] for e in range(rank)) and within(index, x.shape[d]):
+        if tuple(src.shape) != tuple(index.shape):     # ATen reads src only where index is
+            for e in range(rank):
+                src = slice_(lower.g, src, e, 0, index.shape[e], 1)
+        return lower.g.scatter_add(tuple(x.shape), d, index, src)
     val = lower.meta(node)
     lower.externs.append(str(node.target))
     return lower.g.extern(scatter_add_into_zeros, [tuple(x.shape), dim, index, src], {},

@@ -11,6 +11,9 @@ node is claimed by the kernel generator. A node the generator computes is either
                      the reductions (softmax's max and sum, layer norm's sums) run
                      over the inner index, then the pointwise members of shape S
                      and the per-row members (mean, rstd) use their results.
+  scatter kernel     one scatter node alone, over its source's domain reduced over the
+                     scattered (last) dim: each row of the result zeroed, then its row's
+                     values added at their indices; the source and index are computed in it.
 
 A member may join an earlier kernel when everything it reads is computed before
 that kernel, or inside it at the same outer index (an "aligned" read).
@@ -72,7 +75,8 @@ class Fuser:
 
     def needs_tensor(self, n: Node) -> None:
         """n is handed to ATen or returned: it must be memory (possibly a view)."""
-        if n.kind in Group.GENERATED or n.kind in (Kind.POINTWISE, Kind.PAD, Kind.GATHER, Kind.REDUCE):
+        if n.kind in Group.GENERATED or n.kind in (Kind.POINTWISE, Kind.PAD, Kind.GATHER, Kind.REDUCE,
+                                                    Kind.SCATTER):
             self.realized.add(n)
             return
         if n.kind == Kind.VIEW and layout_of(n) is None:
@@ -128,6 +132,10 @@ class Fuser:
                 # read at addresses the kernel computes: the source is memory (its index is
                 # a value like any other, computed in the reading kernel)
                 self.needs_tensor(n.args[0])
+            elif n.kind == Kind.SCATTER:
+                # written at addresses the kernel computes, complete only after its kernel:
+                # memory to every reader
+                self.realized.add(n)
         # multi-use values: recompute cheap ones, store expensive ones
         for n in g.nodes:
             if n.kind not in (Kind.POINTWISE, Kind.PAD, Kind.GATHER) or n in self.realized:
@@ -188,6 +196,9 @@ class Fuser:
 
         if root.kind == Kind.REDUCE:
             walk(root.args[0], IndexMap.identity(len(shape)), False)
+        elif root.kind == Kind.SCATTER:
+            for a in root.args:   # index and source, over the source's domain
+                walk(a, IndexMap.identity(len(shape)), False)
         else:
             walk(root, IndexMap.identity(len(root.shape)), True)
         return out
@@ -196,6 +207,8 @@ class Fuser:
     def domain(self, n: Node) -> tuple[tuple, tuple]:
         if n.kind == Kind.REDUCE:
             return n.args[0].shape, tuple(n.attrs["dims"])
+        if n.kind == Kind.SCATTER:
+            return n.args[1].shape, (n.scatter_dim,)
         return n.shape, ()
 
     def run(self) -> Schedule:
@@ -218,7 +231,8 @@ class Fuser:
             reads = self.reads(n, shape)
             lo = max([step_of.get(d, -1) for d, _ in reads], default=-1)
             placed = False
-            for i in range(len(steps) - 1, max(lo, 0) - 1, -1):
+            # a scatter runs in a kernel of its own (its loops are unlike any other's)
+            for i in range(len(steps) - 1, max(lo, 0) - 1, -1) if n.kind != Kind.SCATTER else ():
                 k = steps[i]
                 if not isinstance(k, Kernel):
                     if i <= lo:
@@ -251,7 +265,7 @@ class Fuser:
             if not isinstance(s, Kernel):
                 continue
             for m in s.members:
-                for d, mp in self.reads(m, s.shape if m.kind == Kind.REDUCE else m.shape):
+                for d, mp in self.reads(m, self.domain(m)[0]):
                     if d.kind == Kind.REDUCE and d not in self.realized:
                         if step_of[d] != i or not self._aligned(s, m, d, mp):
                             self.realized.add(d)
@@ -274,7 +288,7 @@ class Fuser:
             if not isinstance(s, Kernel):
                 continue
             for m in s.members:
-                for d, mp in self.reads(m, s.shape if m.kind == Kind.REDUCE else m.shape):
+                for d, mp in self.reads(m, self.domain(m)[0]):
                     readers.setdefault(d, []).append((i, m, mp))
         for n in [n for n in self.g.nodes if n in self.shared]:
             i = step_of.get(n)
@@ -307,6 +321,8 @@ class Fuser:
         return dep.shape == k.shape and m == normalize_map(IndexMap.identity(len(k.shape)), dep.shape)
 
     def can_join(self, k: Kernel, n: Node, shape, red, reads, step_of, idx) -> bool:
+        if any(m.kind == Kind.SCATTER for m in k.members):
+            return False
         if n.backward and not any(m.backward for m in k.members):
             # a whole step's backward value (partition/step_remat.py) in a forward kernel
             # would be computed in the forward and kept until the backward reads it

@@ -10,23 +10,28 @@ In: one schedule Kernel. Out: a `LoopKernel` (ir/loops.py) with a `CppPlan`:
   columns        the innermost dim kept (a bias gradient): blocks of CB columns in parallel
   columns-split  the same, each thread summing its own range of rows (partials added in
                  thread order)
+  scatter        a scatter into zeros: rows in parallel, each row of the result zeroed
+                 (a vector loop), then its row's values added at their indices in order
 Column mode is tried first where it applies and gives way to rows when the outer dims do
 not merge into one loop: two walks of the kernel, each with its own Walker.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Optional
 
 import torch
 
-from bessemer.compiler.ir.graph import IndexMap
-from bessemer.compiler.ir.loops import (AccDecl, AccRef, BlockEnd, CppPlan, Fold, FreeParts, Index, Load, Loop,
-                                        LoopKernel, NanRestore, Parallel, PartRef, Reduction, Scope, Store,
+from bessemer.compiler.ir.graph import IndexMap, Kind
+from bessemer.compiler.ir.loops import (AccDecl, AccRef, BlockEnd, Const, CppPlan, Fold, FreeParts, Index, Indirect,
+                                        Load, Loop, LoopKernel, NanRestore, Parallel, PartRef, Reduction, ScatterAdd,
+                                        Scope, Store,
                                         ThreadRegion, TileDecl, TileRef, TileStore, WorkspaceStore, map_tree, walk)
 from bessemer.compiler.ir.ops import REDUCTIONS
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
 from bessemer.compiler.ir.symbolic import Dim, hint
+from bessemer.compiler.ir.views import contiguous_strides
 from bessemer.compiler.passes.kernel_walk import DomainIndex, Walker, symbols_of
 
 # Loops with fewer elements of work than this run on one thread: forking an OpenMP
@@ -105,6 +110,8 @@ def _innermost_kept(k: Kernel) -> bool:
 
 
 def lower_kernel(k: Kernel, sched: Schedule, cores: int) -> LoopKernel:
+    if k.members[0].kind == Kind.SCATTER:
+        return _scatter(Walker(k, sched), cores)
     if not k.red:
         # per-row values first; walked again without them where the loops turn out not to
         # suit them (a tiled kernel)
@@ -393,6 +400,52 @@ def _rows(w: Walker, phases, cores: int) -> LoopKernel:
     pf = parallel_for(loops_o, False, cores, cond, vector=False) if par and loops_o else None
     plan = CppPlan("rows", tuple(loops_o + loops_i), bool(pf), cond, pf.collapse if pf else 0)
     return _kernel(w, plan, nest(loops_o, body, pf, None))
+
+
+# -- scatter into zeros -------------------------------------------------------------------------------
+def _scatter(w: Walker, cores: int) -> LoopKernel:
+    """A scatter node (Kind.SCATTER) over its source's domain [rows..., J], J its scattered
+    (last) dim, into a result [rows..., K]. No two rows write one place, so rows run in
+    parallel: each zeroes its K elements (a vector loop), then adds its J values at their
+    indices one after another, in ATen's order (the same sums, bit for bit); that loop is no
+    vector loop (two of its values may add into one place). The source and the index are
+    computed in the loop, what stays the same along a row once before it."""
+    k = w.k
+    n = k.members[0]
+    index, src = n.args
+    ident = IndexMap.identity(w.D)
+    d = n.scatter_dim
+    lines: list = []
+    pre: list = []
+    cache: dict = {}
+    w.hoist = (pre, {})
+    value = w.expr(src, ident, lines, cache)
+    at = w.expr(index, ident, lines, cache)
+    w.hoist = None
+    out_strides = contiguous_strides(n.shape)
+    row = w.lin(tuple(0 if e == d else out_strides[e] for e in range(w.D)), 0)
+    w.store_lins.add(row.id)
+    pos = w.lin(tuple(contiguous_strides(k.shape)), 0)
+    param = w.param(n)
+    lines.append(ScatterAdd(param, row, Indirect(at, _stride_int(out_strides[d]), pos), value, n.dtype))
+    outer_dims, inner_dims = _dims(k)
+    og, ig = w.merge(outer_dims), w.merge(inner_dims)
+    var_of: dict = {}
+    loops_o = w.loop_vars(og, "o", var_of)
+    loops_i = w.loop_vars(ig, "r", var_of)
+    zero = w.relabel([Store(param, row, Const(0, n.dtype), n.dtype)], var_of)[0]
+    zero = replace(zero, index=Index(zero.index.terms + (("z0", 1),), zero.index.const))
+    body = list(w.relabel(pre, var_of)) + [Loop("z0", 0, n.shape[d], (zero,), simd=())]
+    body += nest(loops_i, w.relabel(lines, var_of), None, None)
+    work = math.prod(k.shape) + math.prod(n.shape)
+    par, cond = parallel_if(work)
+    pf = parallel_for(loops_o, False, cores, cond, vector=False) if par and loops_o else None
+    plan = CppPlan("scatter", tuple(loops_o + loops_i), bool(pf), cond, pf.collapse if pf else 0)
+    return _kernel(w, plan, nest(loops_o, body, pf, None))
+
+
+def _stride_int(c):
+    return c if isinstance(c, Dim) else int(c)
 
 
 # -- reductions: columns ---------------------------------------------------------------------------

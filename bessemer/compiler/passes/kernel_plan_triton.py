@@ -20,9 +20,9 @@ from dataclasses import replace
 
 import torch
 
-from bessemer.compiler.ir.graph import IndexMap
-from bessemer.compiler.ir.loops import (AccDecl, AccRef, ChunkIndex, Combine, Const, Fold, Index, Indirect,
-                                        IndexVars, Iota, Load, Loop, LoopKernel, Range, RBase, RowTile, Store, TritonPlan,
+from bessemer.compiler.ir.graph import IndexMap, Kind
+from bessemer.compiler.ir.loops import (AccDecl, AccRef, ChunkIndex, CodegenError, Combine, Const, Fold, Index,
+                                        Indirect, IndexVars, Iota, Load, Loop, LoopKernel, Range, RBase, RowTile, Store, TritonPlan,
                                         WorkspaceLoad, WorkspaceStore, XTile)
 from bessemer.compiler.ir.ops import REDUCTIONS
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
@@ -300,5 +300,8 @@ class _Lowering:
 
 
 def lower_kernel(k: Kernel, sched: Schedule) -> LoopKernel:
+    if any(m.kind == Kind.SCATTER for m in k.members):
+        # lowering makes scatter nodes for a CPU graph only (on a GPU the call stays ATen's)
+        raise CodegenError(f"kernel {k.name}: a scatter kernel has no Triton form")
     low = _Lowering(k, sched)
     return low.reduce() if k.red else low.pointwise()

@@ -431,6 +431,8 @@ class Walker:
     def kind(self) -> str:
         """The kernel's class, as bandwidth reports group kernels."""
         k = self.k
+        if any(m.kind == Kind.SCATTER for m in k.members):
+            return "scatter"
         if not k.red:
             return "pointwise"
         dims = [d for d, n in enumerate(k.shape) if n != 1]
