@@ -350,18 +350,24 @@ GOLDEN = {
           for o0 in 0..2:
             for o1 in 0..4:
               acc acc_r19: sum f32
-              for r0 in 0..4 [simd sum:acc_r19]:
+              stage stage0: f32[4]
+              for r0 in 0..4:
                 let t1: i64 = add(b0[4*o1 + r0]:i64, 4:i64):i64
                 let t2: i64 = maximum(t1, 0:i64):i64
                 let t3: i64 = minimum(t2, 7:i64):i64
-                fold acc_r19 <- sum(b1[32*o0 + 8*o1 + 1*@t3]:f32) omp
+                stage0[r0 - 0] = b1[32*o0 + 8*o1 + 1*@t3]:f32
+              for r0 in 0..4 [simd sum:acc_r19]:
+                fold acc_r19 <- sum(stage0[r0 - 0]:f32) omp
               store b2[4*o0 + o1]:f32 = acc_r19
-              for r0 in 0..4 [simd]:
+              stage stage1: f32[4]
+              for r0 in 0..4:
                 let t4: i64 = neg(b0[o1 + 4*r0]:i64):i64
                 let t5: i64 = add(t4, 4:i64):i64
                 let t6: i64 = maximum(t5, 0:i64):i64
                 let t7: i64 = minimum(t6, 7:i64):i64
-                let t8: f32 = exp(b3[32*o0 + 8*r0 + 1*@t7]:f32):f32
+                stage1[r0 - 0] = b3[32*o0 + 8*r0 + 1*@t7]:f32
+              for r0 in 0..4 [simd]:
+                let t8: f32 = exp(stage1[r0 - 0]:f32):f32
                 store b4[16*o0 + 4*o1 + r0]:f32 = t8
         """),
     "triton": _text("""
@@ -418,7 +424,9 @@ def test_gathered_loads_match_golden(target):
 
 def test_printers_spell_the_gathered_load():
     src, _ = cpp.render(fuse(fold_views(rel_gather())), cores=2)
-    assert "acc_r19 += (double)b1[(32*o0 + 8*o1) + (int64_t)(t3) * 1];" in src
+    # staged by a scalar loop (kernel_plan_cpp.STAGE_MAX), summed by the vector loop after it
+    assert "stage0[r0 - 0] = b1[(32*o0 + 8*o1) + (int64_t)(t3) * 1];" in src
+    assert "acc_r19 += (double)stage0[r0 - 0];" in src
     tsrc, _ = triton.render(fuse(fold_views(rel_gather())))
     # the pointer takes the mask's shape: a zero tile for the reduced dim its address lacks
     assert "t5 = tl.load(b1 + (8*xs) + rzero + (t4) * 1, xrmask, other=0)" in tsrc

@@ -208,6 +208,19 @@ class TileRef:
 
 
 @dataclass(frozen=True)
+class StageRef:
+    """Element `var - start` of stage array `stage`: a gathered load's value, loaded by the
+    scalar loop before the vector loop that reads it (C++)."""
+    stage: int
+    var: str
+    start: Any
+    dtype: torch.dtype
+
+    def format(self) -> str:
+        return f"stage{self.stage}[{self.var} - {self.start}]:{_dt(self.dtype)}"
+
+
+@dataclass(frozen=True)
 class PartRef:
     """A split column reduction's partial result: thread t's slot j of n_acc, column o0."""
     op: str
@@ -220,7 +233,7 @@ class PartRef:
         return f"part[t, {self.slot}/{self.n_acc}, o0 of {self.columns}]"
 
 
-Expr = Union[Load, Const, Iota, Op, Select, Round, Temp, AccRef, TileRef, PartRef]
+Expr = Union[Load, Const, Iota, Op, Select, Round, Temp, AccRef, TileRef, PartRef, StageRef]
 
 
 # -- statements --------------------------------------------------------------------------------
@@ -276,6 +289,30 @@ class ScatterAdd:
     def format_lines(self, ind: str) -> list[str]:
         return [f"{ind}add b{self.param}[{_ix(self.index)} + {self.indirect.format()}]:{_dt(self.dtype)} "
                 f"+= {self.value.format()}"]
+
+
+@dataclass(frozen=True)
+class StageDecl:
+    """A stack array of `size` values of `dtype` (C++: its compute type): the gathered loads
+    of one vector loop, staged (kernel_plan_cpp.stage_gathers)."""
+    stage: int
+    dtype: torch.dtype
+    size: Any
+
+    def format_lines(self, ind: str) -> list[str]:
+        return [f"{ind}stage stage{self.stage}: {_dt(self.dtype)}[{self.size}]"]
+
+
+@dataclass(frozen=True)
+class StageStore:
+    """stage`stage`[var - start] = value (a gathered load)."""
+    stage: int
+    var: str
+    start: Any
+    value: Any
+
+    def format_lines(self, ind: str) -> list[str]:
+        return [f"{ind}stage{self.stage}[{self.var} - {self.start}] = {self.value.format()}"]
 
 
 @dataclass(frozen=True)

@@ -334,6 +334,12 @@ class _LoopCheck:
                 self.fail(f"scatter into b{s.param}: its index value is not an int64 expression")
             self.expr(i.value, vars_, vals)
             self.index(i.index, vars_, vals)
+        elif isinstance(s, L.StageDecl):
+            vals.add(f"stage{s.stage}")
+        elif isinstance(s, L.StageStore):
+            if f"stage{s.stage}" not in vals:
+                self.fail(f"stage{s.stage} written before it is declared")
+            self.bound(s.var, vars_)
         elif isinstance(s, L.AccDecl):
             vals.add(s.name)
         elif isinstance(s, L.TileDecl):
@@ -360,6 +366,10 @@ class _LoopCheck:
                     self.fail(f"accumulator {x.name} used before it is defined")
                 if x.block and not {"o0", "ob"} <= vars_:
                     self.fail(f"column accumulator {x.name} used outside a column block")
+            elif isinstance(x, L.StageRef):
+                if f"stage{x.stage}" not in vals:
+                    self.fail(f"stage{x.stage} read before it is declared")
+                self.bound(x.var, vars_)
             elif isinstance(x, L.TileRef):
                 if f"tile{x.tile}" not in vals:
                     self.fail(f"tile{x.tile} used before it is declared")
@@ -409,6 +419,6 @@ class _LoopCheck:
 def _exprs(s):
     """The value expressions a statement reads."""
     from bessemer.compiler.ir import loops as L
-    if isinstance(s, (L.Let, L.Store, L.TileStore, L.Fold, L.ScatterAdd)):
+    if isinstance(s, (L.Let, L.Store, L.TileStore, L.Fold, L.ScatterAdd, L.StageStore)):
         return [s.value]
     return []

@@ -565,6 +565,24 @@ def _expand(lower, node, x, size, implicit=False):
     return broadcast(lower.g, x, tuple(size))
 
 
+@lowers(aten.repeat.default)
+def _repeat(lower, node, x, repeats):
+    """x tiled `repeats` times along each dim (x's dims first padded with leading 1s): the
+    argument read through a broadcast [r0, s0, r1, s1, ...] (stride 0 along each r), copied
+    by the kernel that computes it or reads it (no ATen call), its copy seen as [r0 * s0, ...].
+    DeBERTa repeats its relative-position keys over the batch before a matmul."""
+    g = lower.g
+    repeats = list(repeats)
+    if not is_node(x) or len(repeats) < len(x.shape) or \
+            any(not isinstance(r, int) or isinstance(r, bool) or r < 1 for r in repeats) or \
+            not all(isinstance(s, int) for s in x.shape) or 0 in x.shape:
+        raise Unsupported("repeat: a symbolic, empty or zero repeat")
+    shape = (1,) * (len(repeats) - len(x.shape)) + tuple(x.shape)
+    spread = reshape(g, x, tuple(v for s in shape for v in (1, s)))
+    tiled = broadcast(g, spread, tuple(v for r, s in zip(repeats, shape) for v in (r, s)))
+    return reshape(g, lower.copy(tiled), tuple(r * s for r, s in zip(repeats, shape)))
+
+
 @lowers(aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
         torch.ops.prims.squeeze.default)
 def _squeeze(lower, node, x, *dims):
