@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import bessemer
-from bessemer.compiler.lowering.rules import CAT_MAX_PARTS
+from bessemer.compiler.lowering.movement import CAT_MAX_PARTS
 
 
 def _compile(f, backend="cpp", **kw):

@@ -346,3 +346,17 @@ def test_a_reshape_no_view_expresses_falls_back_to_a_copy():
     assert_like_eager(prog, [
         Input((3, 1, 1, 2), 'float32', grad=True, seed=743936),
     ], seed=11624)
+
+
+def test_a_member_read_through_a_flip_of_a_size_one_dim_is_its_value_not_its_buffer():
+    """Seed 30636: a flip along a dim of size 1 reads the same element; fusion joins the copy
+    of the flip to the kernel computing its argument (their maps agree once the size-1 dim's
+    coefficient is dropped), and the kernel loaded the argument's buffer, which it stores only
+    later (a transposing kernel's tile phase read it first): uninitialized memory."""
+    def prog(a0):
+        v0 = torch.round(a0 * 4) / 4
+        v2 = torch.cat((v0.flip(0), v0, v0), dim=-5)
+        return (v2,)
+    assert_like_eager(prog, [
+        Input((1, 16, 3, 6, 1), 'float32', layout='cl', seed=1960704),
+    ], seed=30636)

@@ -160,6 +160,7 @@ WITNESSES: dict[str, list[str]] = {
     'opinfo:logaddexp2@fp32': ['aten.exp2.default', 'aten.isinf.default', 'aten.pow.Scalar'],
     'opinfo:nn.functional.multi_head_attention_forward@fp32': ['aten.native_dropout.default', 'aten.native_dropout_backward.default', 'aten.split_with_sizes.default'],
     'opinfo:clamp@fp32': ['aten.clamp.Tensor', 'aten.le.Tensor'],
+    'opinfo:repeat@fp32': ['aten.repeat.default'],
     'opinfo:cosh@fp32': ['aten.cosh.default', 'aten.sinh.default'],
     'opinfo:masked.cumprod@fp32': ['aten.bitwise_not.default', 'aten.lift_fresh_copy.default'],
     'opinfo:nanmean@fp32': ['aten.isnan.default', 'aten.ne.Tensor'],

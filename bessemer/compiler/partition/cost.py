@@ -248,7 +248,8 @@ def is_lowered(n: fx.Node, lowered) -> bool:
 def lowered_ops() -> dict:
     """The ops with a lowering, each with the test of the forms it lowers (None: every form)."""
     try:
-        from bessemer.compiler.lowering.rules import LOWERED_FORMS, LOWERINGS
+        from bessemer.compiler.lowering.movement import LOWERED_FORMS
+        from bessemer.compiler.lowering.rules import LOWERINGS
         return {op: LOWERED_FORMS.get(op) for op in LOWERINGS}
     except Exception:  # noqa: BLE001 - without the table every op is an extern (the safe side)
         return {}

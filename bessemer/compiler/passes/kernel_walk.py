@@ -137,7 +137,7 @@ class Walker:
         return f"t{self.tmp}"
 
     def expr(self, n: Node, m: IndexMap, lines: list, cache: dict, top: bool = False):
-        key = (n, m, self.guard)
+        key = (n, _norm(m, n.shape), self.guard)
         if key in cache:
             return cache[key]
         hoisted = False
@@ -166,7 +166,7 @@ class Walker:
 
     def remember(self, cache: dict, n: Node, m: IndexMap, value) -> None:
         """Later reads of n at map m (outside any pad's condition) take `value`."""
-        cache[(n, m, ())] = value
+        cache[(n, _norm(m, n.shape), ())] = value
 
     def _row_hoists(self, n: Node, m: IndexMap, key, lines: list) -> bool:
         """Does n at m go to the per-row statements (`row_hoist`)? Not from inside them (its
@@ -496,6 +496,14 @@ class Walker:
         k = self.k
         return tuple(Param(f"b{i}", n.name, n.dtype, n in k.stores, n in k.aliased)
                      for n, i in self.params.items())
+
+
+def _norm(m: IndexMap, shape) -> IndexMap:
+    """m with no coefficient on a size-1 dim of its target: the maps by which a value is read
+    at the same element compare equal (a member read through a flip of a size-1 dim is the
+    value the kernel computed at that element, as fusion, which joined the two by the same
+    normalized maps, assumed: not its buffer, which the kernel stores only later)."""
+    return normalize_map(m, shape) if any(d == 1 for d in shape) else m
 
 
 def symbols_of(*trees) -> tuple:
