@@ -13,7 +13,8 @@ float64 result as eager's own result is,
     err(compiled) <= FACTOR * err(eager) + FLOOR * |x64|,
 
 for the first step's loss, all parameters' gradients of the first step as one vector, every
-later step's loss, and the parameters after the last step as one vector. Under bf16 eager's
+later step's loss (against eager's largest loss error over the steps: one number's roundings
+can cancel by chance), and the parameters after the last step as one vector. Under bf16 eager's
 error is that of bf16 rounding (about 1e-3 of a value), far above float32's, so the bound is
 looser in absolute terms; what it still catches is a kernel that rounds where eager does not
 (every fused temporary rounded to bf16, or a reduction accumulated in bf16): errors of the
@@ -122,9 +123,13 @@ def test_bf16_training_as_close_to_float64_as_eager(name, how, kernel_cache, mon
     assert_as_close_as_eager("loss of step 1", compiled.losses[0], eager.losses[0], truth.losses[0], FACTOR, FLOOR)
     assert_as_close_as_eager("gradients of step 1", compiled.first_grads, eager.first_grads, truth.first_grads,
                              FACTOR, FLOOR)
+    # One loss is one number: its bf16 roundings can cancel by chance (gpt2 on an AMD EPYC: eager's
+    # step-2 loss 4e-6 from float64, its steps 1 and 3 2e-5 and 6e-5), so each later loss is judged
+    # against eager's largest loss error over the steps, the scale of its rounding
+    eager_loss_err = max(abs(e - t) for e, t in zip(eager.losses, truth.losses))
     for step in range(1, STEPS):
-        assert_as_close_as_eager(f"loss of step {step + 1}", compiled.losses[step], eager.losses[step],
-                                 truth.losses[step], LATER_FACTOR, FLOOR)
+        assert_as_close_as_eager(f"loss of step {step + 1}", compiled.losses[step],
+                                 truth.losses[step] + eager_loss_err, truth.losses[step], LATER_FACTOR, FLOOR)
     assert (truth.params - initial).norm() > 10 * (eager.params - truth.params).norm(), \
         "training moved the parameters by less than bf16 rounding"
     assert_as_close_as_eager(f"parameters after {STEPS} steps", compiled.params, eager.params, truth.params,
