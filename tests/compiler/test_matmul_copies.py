@@ -79,7 +79,7 @@ def test_attention_with_a_dropout_of_zero_trains_as_eager_without_copying_its_pr
     assert n_dropped < n_kept, (n_dropped, n_kept)
 
 
-def test_a_returned_clone_or_one_a_kernel_reads_stays_a_copy():
+def test_a_returned_clone_stays_a_copy_and_one_a_kernel_also_reads_computes_as_eager():
     def f(p, v):
         c = p.clone()
         return torch.bmm(c, v), c

@@ -100,9 +100,9 @@ def test_scatter_add_into_zeros_in_the_forward_with_its_source_computed_in_the_k
     for c, e in zip(oc + gc, oe + ge):
         torch.testing.assert_close(c, e, rtol=1e-6, atol=1e-6)
     assert _scatter_kernels(compiler) == 2 and _aten_scatters(compiler) == 0
-    fw = compiler.compiled[0]
-    assert not any("tanh" in line for line in fw.schedule_text.splitlines() if "scatter" not in line), \
-        fw.schedule_text
+    # the forward is the two scatter kernels alone: no kernel stores the source (or the clamp)
+    fw = [line for line in compiler.compiled[0].schedule_text.splitlines() if line.startswith("kernel")]
+    assert len(fw) == 2 and all("scatter over" in line for line in fw), fw
 
 
 def test_float64_and_a_trained_relative_attention_match_eager():

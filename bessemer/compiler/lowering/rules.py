@@ -120,11 +120,8 @@ def reduce(g: Graph, op: str, x: Node, dims, keepdim: bool, out_dtype: torch.dty
 
 
 # ----------------------------------------------------------------------------------
-# The table
+# The rules (the table, LOWERINGS, and its decorator `lowers` are table.py's)
 # ----------------------------------------------------------------------------------
-# (LOWERINGS and `lowers` live in table.py, shared with movement.py)
-
-
 def _unary(name: str, float_only: bool = True):
     def fn(lower, node, x):
         out = lower.dtype(node)

@@ -512,7 +512,8 @@ def _scatter(w: Walker, cores: int) -> LoopKernel:
     w.store_lins.add(row.id)
     pos = w.lin(tuple(contiguous_strides(k.shape)), 0)
     param = w.param(n)
-    lines.append(ScatterAdd(param, row, Indirect(at, _stride_int(out_strides[d]), pos), value, n.dtype))
+    # the result is contiguous and `d` its last dim: the index value's stride is 1
+    lines.append(ScatterAdd(param, row, Indirect(at, 1, pos), value, n.dtype))
     outer_dims, inner_dims = _dims(k)
     og, ig = w.merge(outer_dims), w.merge(inner_dims)
     var_of: dict = {}
@@ -527,10 +528,6 @@ def _scatter(w: Walker, cores: int) -> LoopKernel:
     pf = parallel_for(loops_o, False, cores, cond, vector=False) if par and loops_o else None
     plan = CppPlan("scatter", tuple(loops_o + loops_i), bool(pf), cond, pf.collapse if pf else 0)
     return _kernel(w, plan, nest(loops_o, body, pf, None))
-
-
-def _stride_int(c):
-    return c if isinstance(c, Dim) else int(c)
 
 
 # -- reductions: columns ---------------------------------------------------------------------------
