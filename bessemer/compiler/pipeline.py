@@ -122,7 +122,8 @@ class Pipeline:
         backend = backends.select(self.backend_kind, device)
         if self.debug_dir:
             self._dump("aten_graph", gm.print_readable(print_output=False), "py")
-        g = self._timed("lower", lower, gm, example_inputs, fallback, device, sizes, backend.name)
+        g = self._timed("lower", lower, gm, example_inputs, fallback, device, sizes, backend.name,
+                        self.cache_dir)
         self._dump("lower", g.format())
         self._verify(verify_graph, g, "lower")
         for name, p in GRAPH_PASSES:

@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence
 import torch
 import torch.fx
 
+from bessemer.config import TrainingCompilerConfig
 from bessemer.compiler.ir import symbolic as symbolic_mod
 from bessemer.compiler.ir.graph import Graph, Kind, Node
 from bessemer.compiler.lowering.rules import (BACKWARD, IN_MEMORY_ORDER, LOWERINGS, channels_last, in_order,
@@ -67,7 +68,7 @@ class Lowerer:
 
     def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
                  device: torch.device = torch.device("cpu"), sizes: Optional["SizeBinding"] = None,
-                 target: str = "cpp"):
+                 target: str = "cpp", cache_dir: Optional[str] = None):
         self.gm = gm
         self.example_inputs = list(example_inputs)
         self.g = Graph()
@@ -75,6 +76,8 @@ class Lowerer:
         self.fallback = fallback
         self.device = device   # every tensor of the graph lives here: the kernels read it directly
         self.target = target   # the kernels' language ("cpp" | "triton"): what a kernel can do
+        # where the program's native helpers (runtime/rng.py) are built; None: the default's
+        self.cache_dir = cache_dir if cache_dir is not None else TrainingCompilerConfig().resolved_cache_dir()
         self.externs: list[str] = []
         # A graph with symbolic sizes lowered at one concrete shape: every size symbol's
         # value (specialize.py). The FX metadata then holds SymInts; meta() and the
@@ -271,5 +274,5 @@ _UNSUPPORTED_DTYPES = {getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2
 
 def lower(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], fallback: str = "warn",
           device: torch.device = torch.device("cpu"), sizes: Optional[SizeBinding] = None,
-          target: str = "cpp") -> Graph:
-    return Lowerer(gm, example_inputs, fallback, device, sizes, target).run()
+          target: str = "cpp", cache_dir: Optional[str] = None) -> Graph:
+    return Lowerer(gm, example_inputs, fallback, device, sizes, target, cache_dir).run()

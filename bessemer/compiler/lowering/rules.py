@@ -18,6 +18,7 @@ from bessemer.compiler.ir.graph import Graph, Kind, Node
 from bessemer.compiler.ir.ops import returns_bool
 from bessemer.compiler.ir.views import Unsupported, broadcast, contiguous_strides, permute, reshape, slice_
 from bessemer.compiler.lowering.table import LOWERINGS, aten, is_node, lowers  # noqa: F401 (LOWERINGS: the table)
+from bessemer.compiler.runtime.rng import bernoulli_like
 
 log = logging.getLogger("bessemer")
 
@@ -587,8 +588,9 @@ def _var_mean(lower, node, x, dims=None, correction=None, keepdim=False):
     return _var(lower, x, dims, correction, keepdim, lower.dtype(node), _traced(node))
 
 
-# dropout: the random draw stays in ATen (the same generator calls as eager, so the
-# same mask for the same seed); scaling and masking are pointwise and fuse. On a GPU
+# dropout: the random draw makes eager's generator calls (the same mask for the same seed: ATen's,
+# or runtime/rng.py's faster native draws of the same words); scaling and masking are pointwise
+# and fuse. On a GPU
 # eager's dropout is one fused ATen kernel with its own use of the Philox stream, so
 # the whole op stays an ATen call there: the same mask, at the cost of the fusion.
 @lowers(aten.native_dropout.default)
@@ -599,15 +601,11 @@ def _native_dropout(lower, node, x, p, train):
     if lower.device.type != "cpu":
         raise Unsupported("dropout on a GPU draws its mask inside ATen's fused kernel")
     p1m = 1.0 - p
-    draw = g.extern(_bernoulli_like, [x, p1m], {}, x.shape, x.dtype, contiguous_strides(x.shape))
+    draw = g.extern(bernoulli_like, [x, p1m, lower.cache_dir], {}, x.shape, x.dtype, contiguous_strides(x.shape))
     scale = 0.0 if p1m == 0 else 1.0 / p1m
     out = pointwise(g, "mul", [pointwise(g, "mul", [x, draw], x.dtype), scale], x.dtype)
     mask = pointwise(g, "ne", [draw, 0.0], torch.bool, x.dtype)
     return out, mask
-
-
-def _bernoulli_like(x: torch.Tensor, p: float) -> torch.Tensor:
-    return torch.empty_like(x, memory_format=torch.contiguous_format).bernoulli_(p)
 
 
 @lowers(aten.native_dropout_backward.default)

@@ -23,7 +23,7 @@ from bessemer.compiler.ir.views import is_contiguous, layout_of, reads_backwards
 # ATen calls that mutate or return nothing (checks such as _assert_async).
 # ------------------------------------------------------------------------------
 _EFFECTFUL_NAMES = ("bernoulli", "rand", "randn", "randint", "native_dropout", "normal", "uniform",
-                    "exponential", "multinomial", "copy_", "_bernoulli_like")
+                    "exponential", "multinomial", "copy_")
 
 
 def has_effect(n: Node) -> bool:

@@ -4,6 +4,7 @@
     cudagraphs.py  a static-shape graph replayed as one CUDA graph
     hostmem.py     host memory kept between training steps
     profile.py     per-kernel timing of compiled graphs
+    rng.py         eager's CPU Bernoulli draws (dropout masks), made natively
 
 In: a compiled graph's program source and built kernels (codegen/). Out: a callable.
 """
