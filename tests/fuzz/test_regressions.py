@@ -360,3 +360,16 @@ def test_a_member_read_through_a_flip_of_a_size_one_dim_is_its_value_not_its_buf
     assert_like_eager(prog, [
         Input((1, 16, 3, 6, 1), 'float32', layout='cl', seed=1960704),
     ], seed=30636)
+
+
+def test_seed_30825_an_output_other_outputs_view_has_eagers_strides():
+    """Seed 30825: v1 is a view of the output v0 through a reshape that is a view only of eager's
+    layout of v0 (its input's, permuted). AOTAutograd rebuilds v1 from the returned v0 by replaying
+    the view ops it traced; v0 returned contiguous made that reshape fail at run time."""
+    def prog(a0):
+        v0 = -a0
+        v1 = v0.permute(1, 2, 0, 3).unsqueeze(1).reshape(8, 1, 128)[1:7]
+        return (v0, v1)
+    assert_like_eager(prog, [
+        Input((16, 8, 1, 8), 'float32', layout='t1203', grad=True, seed=1972800),
+    ], seed=30825)

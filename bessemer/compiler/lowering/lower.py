@@ -109,6 +109,7 @@ class Lowerer:
     # main loop
     def run(self) -> Graph:
         placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
+        self.viewed_outputs = _viewed_outputs(self.gm.graph)
         for i, n in enumerate(placeholders):
             ex = self.example_inputs[i] if i < len(self.example_inputs) else None
             if _is_effect_token(n):
@@ -137,12 +138,12 @@ class Lowerer:
                         x.backward = True
             elif n.op == "output":
                 outs = n.args[0]
-                out = self.g.output([self.env[o] if isinstance(o, torch.fx.Node) else o for o in outs])
                 # Each output's root: the value it is a view of (or itself), None for
                 # an input. Eager computes a root afresh; once simplification has made
                 # it an input again (x * 1, a mean over no dims), its outputs must
                 # still not share memory with an input or with another root's outputs
                 # (the caller may update them in place): the wrapper copies it then.
+                out = self.g.output([self.env[o] if isinstance(o, torch.fx.Node) else o for o in outs])
                 out.attrs["roots"] = [_root(o) for o in outs]
             elif n.op == "get_attr":
                 t = getattr(self.gm, n.target)
@@ -195,7 +196,8 @@ class Lowerer:
         [N, H, W, C] value seen as [N, C, H, W] (as a channels-last clone is). Between two
         channels-last convolutions (partition/channels_last.py) every kernel then reads and
         writes [N, H, W, C] memory in its order; left in the domain's order, a kernel that
-        reads a channels-last input and writes its own buffer NCHW transposes."""
+        reads a channels-last input and writes its own buffer NCHW transposes. An output other
+        outputs are views of is computed in eager's order as well (below)."""
         if not (isinstance(v, Node) and v.kind in (Kind.POINTWISE, Kind.PAD)):
             return v
         m = n.meta.get("val")
@@ -205,7 +207,11 @@ class Lowerer:
             return channels_last(self.g, v)
         # another dense order, of a value the rewrite carried the layout into (a GroupNorm's
         # [N, G, C/G, H*W] view of channels-last memory, computed by N, H*W, G, C/G)
-        if n.meta.get(IN_MEMORY_ORDER) and tuple(m.shape) == tuple(v.shape) and laid_out_densely(m):
+        # An output that other outputs are views of, too: AOTAutograd rebuilds those views from
+        # it at run time by replaying the view ops it traced, which assume eager's layout (a
+        # reshape that is a view of eager's tensor may be none of another layout's)
+        if ((n.meta.get(IN_MEMORY_ORDER) or n.name in self.viewed_outputs)
+                and tuple(m.shape) == tuple(v.shape) and laid_out_densely(m)):
             order = sorted(range(m.dim()), key=lambda d: (-m.stride()[d], d))
             return in_order(self.g, v, order)
         return v
@@ -243,6 +249,13 @@ def _is_effect_token(n: torch.fx.Node) -> bool:
     """A placeholder that only ever enters with_effects as its token."""
     return bool(n.users) and all(u.target is torch.ops.higher_order.with_effects and u.args[0] is n
                                  and n not in u.args[1:] for u in n.users)
+
+
+def _viewed_outputs(g: torch.fx.Graph) -> set[str]:
+    """The names of the graph's outputs that are the root of another output (see _root)."""
+    outs = next(n for n in reversed(g.nodes) if n.op == "output").args[0]
+    roots = [_root(o) for o in outs]
+    return {o.name for o in outs if isinstance(o, torch.fx.Node) and _root(o) == o.name and roots.count(o.name) > 1}
 
 
 def _root(n: Any) -> Optional[str]:
