@@ -16,7 +16,8 @@ Python frame per tensor:
                               (keys and values by identity), and in them the same tensors
   parameters and state        each tensor's data_ptr, type, shape, stride, dtype, device,
                               layout and inference flag as at planning (a `p.data = ...`
-                              keeps the object but not its storage)
+                              keeps the object but not its storage), checked in one C++
+                              call by Dynamo's tensor guards (`_Same`)
   gradients                   plain strided tensors with their parameter's shape, stride,
                               dtype and device (what the planned path checks, per tensor)
   hyperparameters             read from the group as the planned path reads them; what the
@@ -54,6 +55,44 @@ def _meta(ts: list) -> tuple:
     return (list(map(torch.Tensor.data_ptr, ts)), list(map(type, ts)), list(map(_SHAPE, ts)),
             list(map(torch.Tensor.stride, ts)), list(map(_DTYPE, ts)), list(map(_DEVICE, ts)),
             list(map(_LAYOUT, ts)), list(map(torch.Tensor.is_inference, ts)))
+
+
+_TensorGuards = getattr(getattr(torch._C, "_dynamo", None), "guards", None)
+_TensorGuards = getattr(_TensorGuards, "TensorGuards", None)
+
+
+class _Same:
+    """Whether a list of tensors is still what it was: the same Python type, shape, stride,
+    dtype, device, dispatch keys (layout, inference, requires_grad) and, where `ptrs`, data_ptr.
+
+    Checked in one C++ call by Dynamo's own tensor guards (TensorGuards, the check its compiled
+    frames run on their tensor inputs): for a group's hundred tensors about 10 us, against 80
+    for one Python-level map per attribute (`_meta`, used where the guards are missing or
+    refuse the tensors). Built and checked in the same thread-local state (grad mode,
+    autocast), or the check fails and the group is planned afresh."""
+
+    def __init__(self, ts: list, ptrs: bool):
+        self.ptrs = list(map(torch.Tensor.data_ptr, ts)) if ptrs else None
+        self.n = len(ts)
+        self.guards = None
+        if _TensorGuards is not None and ts:
+            try:
+                self.guards = _TensorGuards(*ts, dynamic_dims_sizes=[list(t.shape) for t in ts],
+                                            dynamic_dims_strides=[list(t.stride()) for t in ts])
+                if not self.guards.check(*ts):
+                    self.guards = None
+            except Exception:  # noqa: BLE001 - a torch without these guards: the maps below
+                self.guards = None
+        self.meta = None if self.guards is not None or not ts else _meta(ts)
+
+    def __call__(self, ts: list) -> bool:
+        if len(ts) != self.n:
+            return False
+        if self.ptrs is not None and list(map(torch.Tensor.data_ptr, ts)) != self.ptrs:
+            return False
+        if self.guards is not None:
+            return self.guards.check(*ts)
+        return self.meta is None or _meta(ts)[1:] == self.meta[1:]
 
 
 class _CachedCall:
@@ -113,11 +152,11 @@ class GroupCache:
         self.state_ids = self._state_ids()
         self.state_index = (list(map(id, opt.state.keys())), list(map(id, opt.state.values())))
         self.static = static
-        self.static_meta = _meta(static)
+        self.static_same = _Same(static, ptrs=True)
         self.with_grad = with_grad
-        # what each gradient must match: its parameter's
-        self.grad_meta = (list(map(_SHAPE, with_grad)), list(map(torch.Tensor.stride, with_grad)),
-                          list(map(_DTYPE, with_grad)), list(map(_DEVICE, with_grad)))
+        # what each gradient must be: as at planning, where the planned path found it a plain
+        # strided tensor with its parameter's shape, stride, dtype and device
+        self.grads_same = _Same(list(itertools.compress(grads, self.has)), ptrs=False)
 
     def _state_ids(self) -> list:
         if self.getter is None:
@@ -143,12 +182,11 @@ class GroupCache:
                         or list(map(id, state.values())) != self.state_index[1]
                         or self._state_ids() != self.state_ids):
                     return None
-            if _meta(self.static) != self.static_meta:
+            if not self.static_same(self.static):
                 return None
             if not (set(map(type, g)) <= _PLAIN and set(map(_LAYOUT, g)) <= _STRIDED):
                 return None
-            if (list(map(_SHAPE, g)), list(map(torch.Tensor.stride, g)), list(map(_DTYPE, g)),
-                    list(map(_DEVICE, g))) != self.grad_meta:
+            if not self.grads_same(g):
                 return None
         except (KeyError, RuntimeError, TypeError):   # a state entry gone, a tensor without storage
             return None

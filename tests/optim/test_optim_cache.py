@@ -12,6 +12,7 @@ import pytest
 import torch
 from torch import nn
 
+from bessemer.compiler import optim_cache
 from bessemer.compiler.optim import OptimizerCompileError, compile_optimizer, fused_step_of
 
 SGD, Adam, AdamW = torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW
@@ -149,10 +150,52 @@ CHANGES = {"replace_param": _replace_param, "param_data": _param_data, "param_vi
 STATE_CHANGES = {"state_tensor": _state_tensor, "state_dict_replaced": _state_dict_replaced}
 
 
+@pytest.fixture(params=["tensor_guards", "maps"])
+def same_check(request, monkeypatch):
+    """The kept calls' tensor check by Dynamo's TensorGuards, and by the maps used without them."""
+    if request.param == "maps":
+        monkeypatch.setattr(optim_cache, "_TensorGuards", None)
+    return request.param
+
+
 @pytest.mark.parametrize("change", sorted(CHANGES))
 @pytest.mark.parametrize("opt", sorted(OPTS))
-def test_change_between_steps(opt, change, config, no_warnings):
+def test_change_between_steps(opt, change, config, no_warnings, same_check):
     check(OPTS[opt], CHANGES[change], dataclasses.replace(config, fallback="error"))
+
+
+def test_same_sees_every_change_of_a_tensor(same_check):
+    class Sub(torch.Tensor):
+        pass
+
+    base = [torch.randn(4, 4), nn.Parameter(torch.randn(3)), torch.randn(2, 3)]
+    same = optim_cache._Same(base, ptrs=True)
+    assert (same.guards is not None) == (same_check == "tensor_guards")
+    assert same(base) and same(list(base))
+    with torch.inference_mode():
+        inference = torch.randn(2, 3)
+    changed = {
+        "storage": torch.randn(4, 4),
+        "stride": base[0].t(),
+        "shape": base[0].view(2, 8),
+        "dtype": base[0].view(torch.int32),
+        "type": base[0].as_subclass(Sub),
+        "device": torch.empty(4, 4, device="meta"),
+        "inference": inference,
+        "requires_grad": base[2].detach().requires_grad_(),
+    }
+    for what, t in changed.items():
+        i = 2 if what in ("inference", "requires_grad") else 0
+        ts = list(base)
+        ts[i] = t
+        if what == "requires_grad" and same_check == "maps":
+            continue        # the maps do not read requires_grad (the planned path does not either)
+        assert not same(ts), what
+    assert not same(base[:2])
+    unchecked_ptrs = optim_cache._Same(base, ptrs=False)
+    moved = list(base)
+    moved[0] = torch.randn(4, 4)
+    assert unchecked_ptrs(moved)
 
 
 @pytest.mark.parametrize("change", sorted(STATE_CHANGES))
