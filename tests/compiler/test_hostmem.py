@@ -1,6 +1,6 @@
 """Host memory kept between steps (compiler/runtime/hostmem.py): after bessemer.compile, a large
 buffer freed in one step is reused by the next without the operating system faulting its
-pages in again; with retain_host_memory=False malloc keeps its defaults. Each case runs in
+pages in again (bessemer.compile and bessemer.compile_step alike); with retain_host_memory=False malloc keeps its defaults. Each case runs in
 a fresh process, since the setting is process-wide."""
 import subprocess
 import sys
@@ -20,8 +20,14 @@ _SCRIPT = textwrap.dedent("""
     from bessemer.compiler.runtime import hostmem
     retain = sys.argv[1] == "1"
     model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU())
-    bessemer.compile(model, fallback="error", graph_cache=False, retain_host_memory=retain)
-    model(torch.randn(4, 16)).sum().backward()
+    if sys.argv[2] == "compile":
+        bessemer.compile(model, fallback="error", graph_cache=False, retain_host_memory=retain)
+        model(torch.randn(4, 16)).sum().backward()
+    else:
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        step = bessemer.compile_step(model, opt, lambda m, x: m(x).sum(), fallback="error",
+                                     graph_cache=False, retain_host_memory=retain)
+        step(torch.randn(4, 16))
     def round_():
         t = torch.empty(12 << 20)   # 48 MiB
         t.fill_(1.0)
@@ -36,20 +42,21 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
-def _run(retain: bool) -> tuple[bool, int]:
-    out = subprocess.run([sys.executable, "-c", _SCRIPT, "1" if retain else "0"],
+def _run(retain: bool, entry: str) -> tuple[bool, int]:
+    out = subprocess.run([sys.executable, "-c", _SCRIPT, "1" if retain else "0", entry],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     retained, faults = out.stdout.split()[-2:]
     return retained == "True", int(faults)
 
 
-def test_freed_memory_is_reused_without_page_faults():
+@pytest.mark.parametrize("entry", ["compile", "compile_step"])
+def test_freed_memory_is_reused_without_page_faults(entry):
     pages = 5 * (48 << 20) // 4096   # what five fresh buffers fault in: 61,440 pages
-    retained, faults = _run(True)
+    retained, faults = _run(True, entry)
     assert retained
     assert faults < pages // 50, faults
-    retained, faults = _run(False)
+    retained, faults = _run(False, entry)
     assert not retained
     assert faults > pages // 2, faults   # the default: every round faults its pages again
 

@@ -541,4 +541,9 @@ def compile_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer,
                                           not isinstance(max_grad_norm, bool) and
                                           math.isfinite(max_grad_norm) and max_grad_norm > 0):
         raise ValueError(f"bessemer.compile_step: max_grad_norm must be a positive number, got {max_grad_norm!r}")
+    if cfg.retain_host_memory:
+        # as bessemer.compile does: the step's freed buffers stay in malloc's heap for the next
+        # step instead of being faulted in afresh (bn-cnn at scale small, one process each: 24.0 -> 16.7 ms a step)
+        from bessemer.compiler.runtime import hostmem
+        hostmem.retain()
     return CompiledStep(model, optimizer, loss_fn, max_grad_norm, set_grads, cfg)
