@@ -1,7 +1,7 @@
-"""Host memory kept between steps (compiler/runtime/hostmem.py): after bessemer.compile, a large
-buffer freed in one step is reused by the next without the operating system faulting its
-pages in again (bessemer.compile and bessemer.compile_step alike); with retain_host_memory=False malloc keeps its defaults. Each case runs in
-a fresh process, since the setting is process-wide."""
+"""Host memory kept between steps (compiler/runtime/hostmem.py): after bessemer.compile or
+bessemer.compile_step, a large buffer freed in one step is reused by the next without the
+operating system faulting its pages in again; with retain_host_memory=False malloc keeps its
+defaults. Each case runs in a fresh process, since the setting is process-wide."""
 import subprocess
 import sys
 import textwrap

@@ -23,15 +23,12 @@ other Python thread draws from the generator between the read and the write of i
 from __future__ import annotations
 
 import ctypes
-import logging
 import threading
 import warnings
 
 import torch
 
 from bessemer.compiler.codegen import build as _build
-
-log = logging.getLogger("bessemer")
 
 SOURCE = r"""
 #include <stdint.h>
