@@ -118,3 +118,49 @@ def test_compiled_dropout_trains_with_eagers_masks_drawn_natively(cache_dir, mon
         torch.testing.assert_close(pc, pe, rtol=1e-5, atol=1e-6)
     # two dropouts a step, three steps: every mask was the native library's
     assert calls == [torch.Size([16, 64])] * 6
+
+
+class _DropPath(nn.Module):
+    """Stochastic depth as timm writes it: one keep/drop draw per sample, scaled."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(16, 16), nn.Linear(16, 16)
+
+    def forward(self, x):
+        keep = x.new_empty((x.shape[0], 1)).bernoulli_(0.7)
+        h = x + self.a(x).relu() * keep / 0.7
+        keep2 = torch.bernoulli(h.detach(), 0.6)     # bernoulli.p of a computed tensor's shape
+        return (self.b(h) * keep2).square().mean()
+
+
+def test_drop_path_draws_eagers_keep_masks_natively(cache_dir, monkeypatch):
+    torch.manual_seed(0)
+    eager_net = _DropPath()
+    net = _DropPath()
+    net.load_state_dict(eager_net.state_dict())
+    calls = []
+    real = rng._draw
+
+    def counted(fn, out, p, gen):
+        if gen is torch.default_generator:
+            calls.append((tuple(out.shape), p))
+        return real(fn, out, p, gen)
+
+    monkeypatch.setattr(rng, "_draw", counted)
+    compiled = bessemer.compile(net, fallback="error", graph_cache=False, cache_dir=cache_dir)
+    xs = [torch.randn(12, 16) for _ in range(3)]
+    results = []
+    for model in (eager_net, compiled):
+        torch.manual_seed(9)
+        losses = []
+        for x in xs:
+            loss = model(x)
+            loss.backward()
+            losses.append(loss.detach())
+        results.append((torch.stack(losses), torch.rand(3)))
+    torch.testing.assert_close(results[1][0], results[0][0], rtol=1e-5, atol=1e-6)
+    assert torch.equal(results[1][1], results[0][1])
+    for pe, pc in zip(eager_net.parameters(), net.parameters()):
+        torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-5, atol=1e-6)
+    assert calls == [((12, 1), 0.7), ((12, 16), 0.6)] * 3

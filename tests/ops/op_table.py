@@ -43,6 +43,8 @@ OPS = {
     # its gradient a scatter_add into zeros
     "gather_reversed": (lambda a: a.gather(-1, (a.shape[-1] - 1 - torch.arange(a.shape[-1], device=a.device))
                                            .expand(a.shape)), 1, "any", True),
+    # a random draw (a drop-path's keep mask): eager's generator words, the same mask
+    "bernoulli_p": (lambda a: a * torch.bernoulli(a.detach(), 0.6), 1, "any", True),
     # squeeze of a dim that is not of size 1: no change of shape, traced as prims.view_of (an alias)
     "squeeze_kept": (lambda a: a.squeeze(0) * 2, 1, "any", True),
     "sin": (torch.sin, 1, "any", True),
@@ -148,7 +150,9 @@ def check_op(op_name: str, dtype_name: str, cache_dir: str, device: str = "cpu",
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # no op may silently fall back
         warnings.filterwarnings("ignore", message=".*(TF32|not a leaf|has no lowering).*")
+        torch.manual_seed(0)     # a random op draws the same numbers in both runs
         out_c = compiled(*flat_c)
+    torch.manual_seed(0)
     out_e = f(*flat_e)
     rtol, atol = TOL[dtype]
     for oc, oe in zip(out_c, out_e):

@@ -110,6 +110,7 @@ WITNESSES: dict[str, list[str]] = {
     'op_table:sub@fp32': ['aten.neg.default', 'aten.sub.Tensor'],
     'op_table:mul@fp32': ['aten.mul.Tensor'],
     'op_table:gather_reversed@fp32': ['aten.gather.default', 'aten.scatter_add.default'],
+    'op_table:bernoulli_p@fp32': ['aten.bernoulli.p'],
     'op_table:squeeze_kept@fp32': ['prims.view_of.default'],
     'op_table:div@fp32': ['aten.div.Tensor'],
     'op_table:pow_scalar@fp32': ['aten.pow.Tensor_Scalar'],

@@ -608,6 +608,19 @@ def _native_dropout(lower, node, x, p, train):
     return out, mask
 
 
+# bernoulli(x, p) with a Python p: a new contiguous tensor of x's shape and dtype, drawn as
+# `empty_like(x).bernoulli_(p)` (what ATen's bernoulli.p does): a drop-path's `x.new_empty(shape)
+# .bernoulli_(keep)`, functionalized. The same draws as dropout's, from the default generator.
+@lowers(aten.bernoulli.p)
+def _bernoulli_p(lower, node, x, p=0.5, *, generator=None):
+    if generator is not None:
+        raise Unsupported("bernoulli with its own generator")
+    if lower.device.type != "cpu":
+        raise Unsupported("bernoulli on a GPU draws from the device's Philox stream")
+    return lower.g.extern(bernoulli_like, [x, float(p), lower.cache_dir], {}, x.shape, x.dtype,
+                          contiguous_strides(x.shape))
+
+
 @lowers(aten.native_dropout_backward.default)
 def _native_dropout_backward(lower, node, grad, mask, scale):
     out = lower.dtype(node)
