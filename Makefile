@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bf16-models demo test test-full fuzz bench tested-models small-models conv-nets venv clean
+.PHONY: bf16-models dropout-models demo test test-full fuzz bench tested-models small-models conv-nets venv clean
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(BIN)/pip || $(PY) -m venv --clear $(VENV)
@@ -49,6 +49,11 @@ small-models: $(STAMP)
 	$(BIN)/bessemer bench mlp --scale small --batch 8 --modes eager,inductor,bessemer,bessemer-step --steps 50 --warmup 5 --out bench-out/small --page docs/small-models.md --title "Small models"
 	$(BIN)/bessemer bench mlp --scale tiny --batch 64 --modes eager,inductor,bessemer,bessemer-step --steps 200 --warmup 20 --no-memory --out bench-out/per-call --page docs/per-call.md --title "A per-call-bound model"
 	$(BIN)/bessemer bench gpt2 --scale tiny --modes eager,inductor,bessemer,bessemer-step --steps 100 --warmup 10 --no-memory --out bench-out/gpt2-tiny --page docs/gpt2-tiny.md --title "GPT-2 tiny"
+
+# bert-base-uncased and gpt2 with their published dropout (0.1) on, at scale small: bessemer draws
+# eager's masks (runtime/rng.py), so its losses stay eager's; Inductor draws its own
+dropout-models: $(STAMP)
+	$(BIN)/bessemer bench bert-base-uncased gpt2 --scale small --dropout --steps 10 --warmup 2 --no-warm --out bench-out/dropout --page docs/dropout-models.md --title "Transformers models with dropout"
 
 # the conv nets of zoo/convnets.py beside ResNet-50 and the small CNN, at scale small; the run's
 # time is compiling (Inductor's cold compile of one of these nets is most of a model's share),

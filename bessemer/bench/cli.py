@@ -87,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seq", type=positive, help="tokens per sample for token models (default: per scale)")
     p.add_argument("--image", type=positive, help="image side in pixels for image models (default: per scale)")
     p.add_argument("--dtype", default="fp32", help="fp32 or bf16 (autocast) (default fp32)")
+    p.add_argument("--dropout", action="store_true",
+                   help="transformers models keep their published dropout (default: off, as Inductor's "
+                        "random draws are not eager's; bessemer draws eager's masks)")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default: cuda when available)")
     p.add_argument("--seed", type=non_negative, default=0, help="seed of weights and data (default 0)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
@@ -207,7 +210,7 @@ def _plan(args, argv: list[str]) -> suite.Plan:
             raise UsageError(str(e)) from None
     return suite.Plan(models=models, modes=modes, scale=args.scale, steps=args.steps, warmup=args.warmup,
                       batch=args.batch, seq=args.seq, image=args.image, dtype=args.dtype, device=device,
-                      seed=args.seed, timeout_s=args.timeout, memory=not args.no_memory,
+                      seed=args.seed, timeout_s=args.timeout, memory=not args.no_memory, dropout=args.dropout,
                       warm=not args.no_warm, interleave=not args.no_interleave, command=f"{PROG} {shlex.join(argv)}".strip())
 
 
@@ -229,6 +232,8 @@ def _dynamic_plan(args, argv: list[str]) -> dynamic.DynamicPlan:
         if m not in token_models:
             raise UsageError(f"--dynamic varies the sequence length, and {m} takes no tokens; token models: "
                              f"{', '.join(token_models)}")
+    if args.dropout:
+        raise UsageError("--dropout does not go with --dynamic")
     for flag in ("seq", "image", "page", "readme"):
         if getattr(args, flag) is not None:
             raise UsageError(f"--{flag} does not go with --dynamic"

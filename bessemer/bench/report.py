@@ -248,7 +248,9 @@ def markdown(results: dict, title: str = "Benchmark results") -> str:
            + (f", GPU {host['gpu']}" if host.get("gpu") else "")
            + f"; torch {v.get('torch')}, transformers {v.get('transformers')}, bessemer {v.get('bessemer')}. "
            f"Scale `{plan.get('scale')}`, {plan.get('dtype')}, device {plan.get('device')}, "
-           f"{plan.get('warmup')} warm-up and {plan.get('steps')} measured steps, AdamW "
+           + ("transformers models with their published dropout (bessemer draws eager's masks, Inductor "
+              "its own), " if plan.get("dropout") else "")
+           + f"{plan.get('warmup')} warm-up and {plan.get('steps')} measured steps, AdamW "
            f"(lr {meta.get('learning_rate')}; the small custom models: SGD with momentum and "
            f"clip_grad_norm_, as zoo/small.py's TRAINING says), seed {plan.get('seed')}. "
            f"Matmul peak: {_gflops(meta.get('matmul_peak', {}))}.", ""]

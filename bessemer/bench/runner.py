@@ -137,7 +137,7 @@ def run_phase(job: dict, stage: Stage) -> dict:
 
     stage("build")
     w = zoo.build(job["model"], job["scale"], job.get("batch"), job.get("seq"), job.get("image"),
-                  seed=job["seed"], device=device)
+                  seed=job["seed"], device=device, dropout=job.get("dropout", False))
     model = w.model
     training = zoo.spec(job["model"]).training
     opt = make_optimizer(training, model)

@@ -60,6 +60,7 @@ class Plan:
     memory: bool = True
     warm: bool = True
     interleave: bool = True
+    dropout: bool = False      # transformers models keep their published dropout (zoo.build)
     command: str = ""
 
     def phases(self, mode: str) -> list[str]:
@@ -155,7 +156,7 @@ def _job(plan: Plan, model: str, mode: str, phase: str, work: str) -> tuple[dict
     stem = os.path.join(work, f"{_safe(model)}-{mode}-{phase}")
     job = {"model": model, "scale": plan.scale, "batch": plan.batch, "seq": plan.seq, "image": plan.image,
            "mode": mode, "phase": phase, "dtype": plan.dtype, "device": plan.device, "seed": plan.seed,
-           "steps": plan.steps, "warmup": plan.warmup,
+           "steps": plan.steps, "warmup": plan.warmup, "dropout": plan.dropout,
            "params_path": os.path.join(work, f"{_safe(model)}-{mode}.params.pt") if phase == "run" else None}
     return job, stem, os.path.join(work, f"{_safe(model)}-{mode}")
 

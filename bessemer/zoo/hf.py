@@ -5,10 +5,11 @@ building the plain PyTorch models does not pay for importing it.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import torch
 
@@ -23,13 +24,29 @@ def _default_config(config_cls: str) -> Mapping[str, Any]:
     return getattr(transformers, config_cls)().to_dict()
 
 
-def make_config(config_cls: str, arch: Mapping[str, Any], **extra: Any):
-    """The config `config_cls(**arch, **extra)` with every dropout off.
+# Whether make_config keeps the published dropout (published_dropout(), below).
+_keep_dropout = [False]
 
-    Dropout is off because fidelity is measured against eager: the random streams
-    of dropout differ between compilers, so runs with it would not be comparable.
-    Token ids of the published config that fall outside a smaller vocabulary are
-    moved to its last id.
+
+@contextlib.contextmanager
+def published_dropout(keep: bool = True) -> Iterator[None]:
+    """Within the block, make_config keeps the config's published dropout rates."""
+    before = _keep_dropout[0]
+    _keep_dropout[0] = keep
+    try:
+        yield
+    finally:
+        _keep_dropout[0] = before
+
+
+def make_config(config_cls: str, arch: Mapping[str, Any], **extra: Any):
+    """The config `config_cls(**arch, **extra)` with every dropout off (unless within
+    published_dropout()).
+
+    Dropout is off by default because fidelity is measured against eager: Inductor's
+    random streams differ from eager's, so its runs with dropout are not comparable
+    (bessemer draws eager's masks). Token ids of the published config that fall outside
+    a smaller vocabulary are moved to its last id.
     """
     import transformers
     kwargs = {**arch, **extra}
@@ -41,6 +58,8 @@ def make_config(config_cls: str, arch: Mapping[str, Any], **extra: Any):
             if isinstance(value, int) and value >= vocab:
                 kwargs[name] = vocab - 1
     cfg = getattr(transformers, config_cls)(**kwargs)
+    if _keep_dropout[0]:
+        return cfg
     for name, value in cfg.to_dict().items():
         if ("dropout" in name or name.endswith("pdrop") or "layerdrop" in name) \
                 and (value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))):

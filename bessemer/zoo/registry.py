@@ -169,16 +169,20 @@ def resolve(name: str, scale: str, batch: Optional[int] = None, seq: Optional[in
 
 
 def build(name: str, scale: str = "tiny", batch: Optional[int] = None, seq: Optional[int] = None,
-          image: Optional[int] = None, seed: int = 0, device: str | torch.device = "cpu") -> Workload:
-    """Build the workload of zoo model `name` at `scale`, seeded: same seed, same weights and data."""
+          image: Optional[int] = None, seed: int = 0, device: str | torch.device = "cpu",
+          dropout: bool = False) -> Workload:
+    """Build the workload of zoo model `name` at `scale`, seeded: same seed, same weights and data.
+    `dropout`: a transformers model keeps its config's published dropout (off otherwise)."""
     s, size = resolve(name, scale, batch, seq, image)
     device = torch.device(device)
     torch.manual_seed(seed)
-    if device.type == "meta":
-        with torch.device("meta"):
-            model = s.make_model(size.arch, size.seq, size.image)
-    else:
-        model = s.make_model(size.arch, size.seq, size.image).to(device)
+    from . import hf
+    with hf.published_dropout(dropout):
+        if device.type == "meta":
+            with torch.device("meta"):
+                model = s.make_model(size.arch, size.seq, size.image)
+        else:
+            model = s.make_model(size.arch, size.seq, size.image).to(device)
     model.train()
     return Workload(name=name, scale=scale, kind=s.kind, model=model, batch=size.batch, seq=size.seq,
                     image=size.image, loss_fn=s.loss, arch=size.arch, seed=seed, device=device,

@@ -24,6 +24,7 @@ from bessemer.bench import cli
     (["mlp", "--dynamic"], "mlp takes no tokens"),
     (["gpt2", "--lengths", "8,12"], "--lengths is an option of --dynamic"),
     (["gpt2", "--dynamic", "--seq", "32"], "--seq does not go with --dynamic"),
+    (["gpt2", "--dynamic", "--dropout"], "--dropout does not go with --dynamic"),
     (["gpt2", "--dynamic", "--scale", "tiny", "--lengths", "8,100"], "at most 64 tokens"),
     (["gpt2", "--dynamic", "--scale", "tiny", "--lengths", "8"], "at least two shapes"),
     (["gpt2", "--dynamic", "--scale", "tiny", "--batches", "100000000,2"], "does not fit"),

@@ -154,3 +154,30 @@ def test_bf16_autocast_bert_compiles_in_the_worker(tmp_path, monkeypatch):
     assert "step_split" not in results["eager"]
     torch.testing.assert_close(torch.tensor(b["losses"]), torch.tensor(results["eager"]["losses"]),
                                rtol=2e-2, atol=0)
+
+
+def test_dropout_keeps_the_published_rates_and_bessemer_trains_as_eager(tmp_path, monkeypatch):
+    """`bessemer bench --dropout`: a transformers model keeps its published dropout, and
+    bessemer's run, drawing eager's masks, has eager's losses; without it dropout is off."""
+    from bessemer import zoo
+    from bessemer.bench import worker
+    cfg = zoo.build("bert-base-uncased", "tiny", seed=0, dropout=True).model.config
+    assert cfg.hidden_dropout_prob == 0.1 and cfg.attention_probs_dropout_prob == 0.1
+    off = zoo.build("bert-base-uncased", "tiny", seed=0).model.config
+    assert off.hidden_dropout_prob == 0.0 and off.attention_probs_dropout_prob == 0.0
+    plan = cli._plan(cli.build_parser().parse_args(["bert-base-uncased", "--scale", "tiny", "--dropout"]),
+                     ["bert-base-uncased", "--dropout"])
+    assert plan.dropout
+    monkeypatch.setenv("BESSEMER_CACHE_DIR", str(tmp_path / "cache"))
+    results = {}
+    for mode in ("eager", "bessemer"):
+        torch._dynamo.reset()
+        job = {"model": "bert-base-uncased", "scale": "tiny", "batch": None, "seq": None, "image": None,
+               "mode": mode, "phase": "run", "dtype": "fp32", "device": "cpu", "seed": 0, "steps": 3,
+               "warmup": 0, "dropout": True, "result_path": str(tmp_path / f"{mode}.json"), "params_path": None}
+        results[mode] = worker.run_job(job)
+    torch._dynamo.reset()
+    assert results["bessemer"]["ok"], results["bessemer"].get("error")
+    assert results["bessemer"]["compile_report"]["fallbacks"] == []
+    torch.testing.assert_close(torch.tensor(results["bessemer"]["losses"]),
+                               torch.tensor(results["eager"]["losses"]), rtol=1e-5, atol=1e-6)
