@@ -373,3 +373,16 @@ def test_seed_30825_an_output_other_outputs_view_has_eagers_strides():
     assert_like_eager(prog, [
         Input((16, 8, 1, 8), 'float32', layout='t1203', grad=True, seed=1972800),
     ], seed=30825)
+
+
+def test_seed_33736_a_mean_over_no_elements_is_nan():
+    """Seed 33736: the mean of an empty slice divided its sum (0) by a count clamped to 1 and
+    returned 0.0; eager's is 0 / 0, NaN."""
+    def prog(a0):
+        v3 = a0.unsqueeze(-1)
+        v5 = v3[0:0:1]
+        v6 = torch.mean(v5)
+        return (v6,)
+    assert_like_eager(prog, [
+        Input((), 'float32', seed=2159104, special=True),
+    ], seed=33736)

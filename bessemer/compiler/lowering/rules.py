@@ -456,7 +456,12 @@ def _prod(lower, node, x, dim=None, keepdim=False, dtype=None):
 def _mean(lower, node, x, dims=None, keepdim=False, dtype=None):
     out = lower.dtype(node)
     s = reduce(lower.g, "sum", x, dims, keepdim, out)
-    n = max(x.numel() // max(s.numel(), 1), 1)
+    total, kept = x.numel(), s.numel()
+    if isinstance(total, int) and isinstance(kept, int):
+        # a mean over no elements is 0 / 0: NaN, as eager's
+        n = total // kept if kept else 1
+    else:
+        n = max(total // max(kept, 1), 1)
     return pointwise(lower.g, "div", [s, _as_float(n)], out)
 
 
