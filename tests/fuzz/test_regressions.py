@@ -386,3 +386,16 @@ def test_seed_33736_a_mean_over_no_elements_is_nan():
     assert_like_eager(prog, [
         Input((), 'float32', seed=2159104, special=True),
     ], seed=33736)
+
+
+def test_seed_33999_gelu_at_inf_follows_eagers_kernel_for_the_layout():
+    """Seed 33999: eager hands a GELU to oneDNN (NaN at +inf on AVX-512 CPUs) only for a
+    contiguous tensor of more than one element; a strided one takes torch's kernel (inf). The
+    compiled GELU gave NaN for every layout."""
+    def prog(a0, a1, a2):
+        return (F.gelu(a0), F.gelu(a1), F.gelu(a2))
+    assert_like_eager(prog, [
+        Input((2, 1, 1, 1, 3), 'float32', layout='t12340', seed=2175936, special=True),
+        Input((4, 5, 6), 'float32', seed=2175937, special=True),
+        Input((1,), 'float32', seed=2175938, special=True),
+    ], seed=33999)

@@ -19,9 +19,10 @@ every dtype:
                                           so the trace records hardshrink_backward
   hardswish_backward    NaN               the incoming gradient
   elu_backward          NaN               the incoming gradient (celu and selu too)
-  gelu at +inf          NaN where torch   inf (the formula): eager's contiguous GELU is
-                        hands it to       oneDNN's on AVX-512 CPUs (GELU_NAN_AT_INF,
-                        oneDNN            probed at import)
+  gelu at +inf          NaN where torch   inf (the formula): eager's GELU of a contiguous
+                        hands it to       tensor of more than one element is oneDNN's on
+                        oneDNN            AVX-512 CPUs (GELU_NAN_AT_INF, probed at import);
+                                          a strided or one-element tensor takes torch's
 
 Each is written here with its condition turned so NaN takes eager's branch; every other
 input gives what torch's decomposition gives (tests/ops: OpInfo's NaN and Inf samples).
@@ -35,6 +36,7 @@ import torch
 from torch import Tensor
 from torch._decomp import get_decompositions
 from torch._decomp.decompositions import pw_cast_for_opmath
+from torch.fx.experimental.symbolic_shapes import guard_or_true
 
 aten = torch.ops.aten
 
@@ -78,9 +80,10 @@ def _gelu_nan_at_inf(dtype: torch.dtype) -> bool:
 
 
 # Whether eager's GELU of a contiguous CPU tensor gives NaN at +inf, where the formula gives
-# inf: where torch hands contiguous tensors to oneDNN's GELU (AVX-512 CPUs: float32, bf16,
-# fp16) it does; torch's own kernel, which takes strided tensors and float64, does not. The
-# compiled GELU follows the contiguous path, as the rules above follow the vectorized loop.
+# inf: where torch hands contiguous tensors of more than one element to oneDNN's GELU
+# (AVX-512 CPUs: float32, bf16, fp16) it does; torch's own kernel, which takes strided and
+# one-element tensors and float64, does not. The decomposition below asks the traced
+# tensor, whose strides are eager's, which path eager takes.
 # Probed once, at import: while AOTAutograd traces, a GELU call would be traced, not run.
 GELU_NAN_AT_INF = frozenset(dt for dt in (torch.float32, torch.bfloat16, torch.float16) if _gelu_nan_at_inf(dt))
 
@@ -90,10 +93,16 @@ def _torch_gelu():
     return get_decompositions([aten.gelu])[aten.gelu.default]
 
 
+def _takes_onednn(self: Tensor) -> bool:
+    """ATen's test for handing a GELU to oneDNN: contiguous, more than one element."""
+    return bool(self.is_contiguous()) and guard_or_true(self.numel() > 1)
+
+
 def gelu(self: Tensor, approximate: str = "none") -> Tensor:
     """torch's decomposition, NaN at +inf where eager's is (GELU_NAN_AT_INF)."""
     y = _torch_gelu()(self, approximate=approximate)
-    if approximate == "none" and self.device.type == "cpu" and self.dtype in GELU_NAN_AT_INF:
+    if (approximate == "none" and self.device.type == "cpu" and self.dtype in GELU_NAN_AT_INF
+            and _takes_onednn(self)):
         y = torch.where(self == math.inf, math.nan, y)
     return y
 
