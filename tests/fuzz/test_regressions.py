@@ -399,3 +399,16 @@ def test_seed_33999_gelu_at_inf_follows_eagers_kernel_for_the_layout():
         Input((4, 5, 6), 'float32', seed=2175937, special=True),
         Input((1,), 'float32', seed=2175938, special=True),
     ], seed=33999)
+
+
+def test_seed_34485_narrow_trunc_division_by_one_element_rounds_once():
+    """Seed 34485: ATen takes a bf16 divisor of one element as a float scalar, so
+    div(a, b, rounding_mode='trunc') truncates the float quotient (5 from 5.987); the compiled
+    division rounded the quotient to bf16 first (6), as ATen does for a divisor of many."""
+    def prog(a0, a1, a2):
+        return (torch.div(a0, a1, rounding_mode='trunc'), torch.div(a0, a2, rounding_mode='trunc'))
+    assert_like_eager(prog, [
+        Input((1, 1, 11, 15), 'bfloat16', seed=2207041, special=True),
+        Input((1, 1, 1), 'bfloat16', seed=2207042, special=True),
+        Input((1, 1, 15), 'bfloat16', seed=2207043),
+    ], seed=34485)

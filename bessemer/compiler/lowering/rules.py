@@ -201,13 +201,15 @@ def _div_mode(lower, node, a, b, rounding_mode=None):
     if rounding_mode is None:
         return pointwise(lower.g, "div", [a, b], out)
     compute = promote(a, b)
-    if rounding_mode == "trunc" and compute in (torch.bfloat16, torch.float16):
+    # a divisor of one element, or a number, ATen takes as a float scalar: the quotient is
+    # computed in float and rounded once, after the rounding mode
+    narrow_steps = (compute in (torch.bfloat16, torch.float16) and is_node(b)
+                    and not all(d == 1 for d in b.shape))
+    if rounding_mode == "trunc" and narrow_steps:
         # ATen rounds the quotient to the narrow type before truncating (7.0 from 6.986 in bf16)
         q = pointwise(lower.g, "div", [a, b], compute, torch.float32)
         return pointwise(lower.g, "trunc", [q], out, compute)
-    if (rounding_mode == "floor" and compute in (torch.bfloat16, torch.float16) and is_node(b)
-            and not all(d == 1 for d in b.shape)):
-        # (a divisor of one element, or a number, ATen takes as a float scalar: one rounding)
+    if rounding_mode == "floor" and narrow_steps:
         return lower.g.cast(_floordiv_narrow(lower.g, a, b, compute), out)
     op = "floordiv" if rounding_mode == "floor" else "truncdiv"
     return pointwise(lower.g, op, [a, b], out, compute)
