@@ -412,3 +412,15 @@ def test_seed_34485_narrow_trunc_division_by_one_element_rounds_once():
         Input((1, 1, 1), 'bfloat16', seed=2207042, special=True),
         Input((1, 1, 15), 'bfloat16', seed=2207043),
     ], seed=34485)
+
+
+def test_seed_33348_an_output_simplified_to_a_view_of_an_input_is_fresh():
+    """Seed 33348: `a0.unfold(1, 2, 2) * 1` simplified to the unfold, an ATen call whose result
+    is a view of a0, so the output shared the input's memory where eager's is fresh. unfold is
+    now a view the kernels read; an ATen view op's result (unfold of a scalar) is copied."""
+    def prog(a0, a1):
+        return (a0.unfold(1, 2, 2) * 1, a1.unfold(0, 1, 1) * 1, a0.unfold(0, 1, 1).exp())
+    assert_like_eager(prog, [
+        Input((1, 2, 1), 'float32', seed=2134273),
+        Input((), 'float32', seed=2134274),
+    ], seed=33348)

@@ -186,6 +186,7 @@ WITNESSES: dict[str, list[str]] = {
     'opinfo:cat@fp32': ['aten.cat.default'],
     'opinfo:slice_scatter@fp32': ['aten.slice_scatter.default'],
     'opinfo:flip@fp32': ['aten.flip.default'],
+    'opinfo:unfold@fp32': ['aten.unfold.default'],
     'opinfo:renorm@bf16': ['prims.convert_element_type.default'],
 }
 

@@ -178,6 +178,14 @@ class WrapperWriter:
                 exprs.append(self.tensor_expr(o))
                 continue
             base, st, off = lay
+            aliased = _aliased_base(base, self.sched.realized)
+            if aliased is not base:
+                # an ATen view op's result (unfold, diagonal) shares its argument's memory
+                if aliased is not None and aliased.kind != Kind.INPUT and owner.setdefault(aliased, root) == root:
+                    exprs.append(self.tensor_expr(o))
+                else:
+                    exprs.append(f"{self.tensor_expr(o)}.clone()")
+                continue
             if base.kind != Kind.INPUT and owner.setdefault(base, root) == root:
                 exprs.append(self.tensor_expr(o))
                 continue
@@ -284,3 +292,24 @@ def write_wrapper(sched: Schedule, plan: MemoryPlan, kernels: list[KernelSource]
     w = WrapperWriter(sched, plan, kernels, backend, placeholder_names, size_sources, conditional, written)
     src = w.write()
     return src, w.consts
+
+
+def _aliased_base(base: Node, realized) -> Optional[Node]:
+    """The buffer whose memory `base` is: itself, unless it is the result of an ATen call
+    whose schema returns a view of its first argument; then that argument's buffer (None
+    where that is not known)."""
+    seen = 0
+    while base.kind in (Kind.EXTERN, Kind.GETITEM) and seen < 64:
+        call = base.args[0] if base.kind == Kind.GETITEM else base
+        target = call.attrs.get("target")
+        schema = getattr(target, "_schema", None)
+        if schema is None or not any(r.alias_info is not None for r in schema.returns):
+            return base
+        args = call.attrs.get("args") or []
+        if not args or not isinstance(args[0], Node):
+            return None
+        lay = layout_of(args[0], realized)
+        if lay is None:
+            return None
+        base, seen = lay[0], seen + 1
+    return base

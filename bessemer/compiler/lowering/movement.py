@@ -334,3 +334,17 @@ def _split(lower, node, x, sizes, dim=0):
 @lowers(aten.unbind.int)
 def _unbind(lower, node, x, dim=0):
     return tuple(select(lower.g, x, dim, i) for i in range(x.shape[dim % len(x.shape)]))
+
+
+@lowers(aten.unfold.default)
+def _unfold(lower, node, x, dim, size, step):
+    """Windows of `size` every `step` along dim, as a new last dim: the view whose index
+    along dim is step * i + w (w the window's index), read by the kernels (no ATen call)."""
+    rank = len(x.shape)
+    if rank == 0 or not isinstance(x.shape[dim % rank], int):
+        raise Unsupported("unfold: a scalar, or a symbolic size along the unfolded dim")
+    dim %= rank
+    shape = tuple(lower.shape(node))
+    coef = tuple(tuple((step if k == dim else 0) + (1 if k == rank else 0) if j == dim else int(j == k)
+                       for k in range(rank + 1)) for j in range(rank))
+    return lower.g.view(x, shape, IndexMap(coef, (0,) * rank, rank + 1), "unfold")
