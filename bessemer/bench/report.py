@@ -316,8 +316,9 @@ def step_split_section(results: dict) -> list[str]:
         return []
     peak = results["meta"].get("matmul_peak", {}).get("flops_per_s")
     out = ["", "## Where a step's time goes (bessemer)", "",
-           "One extra training step (forward, backward, optimizer update), profiled apart from the timed "
-           "steps: each part in ms and as a share of that step's wall time. *MFU if only the matmuls ran* "
+           "Five extra training steps (forward, backward, optimizer update), profiled apart from the timed "
+           "steps; the one of median wall time is shown: each part in ms and as a share of that step's wall "
+           "time. *MFU if only the matmuls ran* "
            "is the model's FLOPs over the matmul-class ATen calls' time and the matmul peak: the ceiling the "
            "matmuls themselves set. See *What the columns mean* below.", "",
            "| model | step ms | MFU | MFU if only the matmuls ran | matmuls ms | matmul GFLOP/s (of peak) | "
@@ -459,10 +460,11 @@ _COLUMN_NOTES = [
     "(activations, gradients, optimizer state, buffers compiled code allocates and keeps), plus the "
     "parameters, buffers and input batches that existed before; memory outside torch's allocator is "
     "not counted.",
-    "- **Where a step's time goes** (bessemer rows): one more training step after the measured ones "
+    "- **Where a step's time goes** (bessemer rows): five more training steps after the measured ones "
     "(and after the parameters were saved for the fidelity columns), with every graph call, fused "
     "kernel and ATen call timed on its own (the wall clock on a CPU, CUDA events on a GPU) and the "
-    "optimizer update (clipping included) timed as a whole. *step ms*: that step's wall time; each "
+    "optimizer update (clipping included) timed as a whole; the row is the step of median wall time, "
+    "whole (its parts add up to it). *step ms*: that step's wall time; each "
     "part is also given as its share of it. *matmuls*: the matmul-class ATen calls inside graph calls "
     "(mm, bmm, addmm, baddbmm, convolution and its backward, scaled-dot-product attention and its "
     "backward, linear); *matmul GFLOP/s*: their FLOPs (from their argument shapes, the same count as "

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from bessemer.bench import cli, measure
+from bessemer.bench import cli, measure, runner
 from bessemer.compiler.runtime import step_split
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -47,6 +47,7 @@ def test_two_tiny_models_eager_and_bessemer(tmp_path, capsys):
         # where one more whole step's time goes: its matmuls are the model's FLOPs, its parts add up
         split = b["step_split"]
         assert split["matmul_flops"] == b["flops_per_step"] and split["graph_calls"] == 2
+        assert split["profiled_steps"] == runner.SPLIT_STEPS
         assert all(split[k] >= 0 for k in step_split.PARTS) and split["update_ms"] > 0
         assert sum(split[k] for k in step_split.PARTS) == pytest.approx(split["step_ms"], rel=0.01)
         assert "step_split" not in e

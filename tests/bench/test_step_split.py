@@ -183,3 +183,20 @@ def test_the_section_renders_a_hand_written_row():
     results["rows"][0].pop("step_split")
     assert report.step_split_section(results) == [] and "Where a step's time goes (bessemer)" not in \
         report.markdown(results)
+
+
+def test_median_step_is_one_whole_step():
+    """The page's row is the profiled step of median wall time, whole (its parts add up to
+    its step_ms), not a median per part; an empty list is an error."""
+    from bessemer.compiler.runtime.step_split import PARTS, median_step
+    steps = []
+    for i, ms in enumerate([30.0, 10.0, 50.0, 20.0, 40.0]):
+        parts = dict.fromkeys(PARTS, 0.0)
+        parts["matmul_ms"], parts["kernel_ms"] = ms * 0.75, ms * 0.25
+        steps.append({"step_ms": ms, **parts, "id": i})
+    m = median_step(steps)
+    assert m["step_ms"] == 30.0 and m["id"] == 0 and m["profiled_steps"] == 5
+    assert abs(sum(m[p] for p in PARTS) - m["step_ms"]) < 1e-9
+    assert median_step(steps[:4])["step_ms"] == 20.0      # the lower middle of an even count
+    with pytest.raises(ValueError):
+        median_step([])

@@ -297,6 +297,16 @@ class StepProfile:
         }
 
 
+def median_step(summaries: list[dict]) -> dict:
+    """Of several profiled steps' summaries, the step of median wall time (the lower middle
+    of an even count), whole: its parts add up to its step_ms, which a per-part median would
+    not; `profiled_steps` says how many it was chosen from."""
+    if not summaries:
+        raise ValueError("median_step: no profiled step")
+    ranked = sorted(summaries, key=lambda s: s["step_ms"])
+    return {**ranked[(len(ranked) - 1) // 2], "profiled_steps": len(ranked)}
+
+
 PARTS = ("matmul_ms", "other_aten_ms", "kernel_ms", "own_ms", "update_ms", "timers_ms", "rest_ms")
 
 
