@@ -424,3 +424,19 @@ def test_seed_33348_an_output_simplified_to_a_view_of_an_input_is_fresh():
         Input((1, 2, 1), 'float32', seed=2134273),
         Input((), 'float32', seed=2134274),
     ], seed=33348)
+
+
+def test_seed_31815_outputs_of_one_root_share_memory():
+    """Seed 31815: v6 and v7 are views of one filled tensor in eager (an update of one is seen
+    through the other); simplification folded each view of the constant into a constant of its
+    own and they came back as two buffers. They are written into one buffer at eager's strides."""
+    def prog(a0):
+        v6 = a0.bool().all()
+        v7 = v6.contiguous().view(1,)
+        v7.fill_(1.5)
+        w = torch.zeros_like(a0, dtype=torch.float32)
+        w.fill_(2.0)
+        return (v6, v7, w, w.view(-1)[1:], w.t().expand(2, 3, 3))
+    assert_like_eager(prog, [
+        Input((3, 3), 'int64', seed=2036162),
+    ], seed=31815)

@@ -166,12 +166,16 @@ class WrapperWriter:
         may update an output in place."""
         outs = out.attrs["outs"]
         roots = out.attrs.get("roots") or [None] * len(outs)
+        joined = self._rejoin(outs, roots, out.attrs.get("eager_views") or [None] * len(outs))
         owner: dict = {}       # base buffer -> the root whose outputs return it
         private: dict = {}     # (root, base) -> name of the copy
         exprs = []
-        for o, root in zip(outs, roots):
+        for i, (o, root) in enumerate(zip(outs, roots)):
             if not isinstance(o, Node):
                 exprs.append(self.arg_expr(o))
+                continue
+            if i in joined:
+                exprs.append(joined[i])
                 continue
             lay = layout_of(o, self.sched.realized)
             if root is None or lay is None:
@@ -200,6 +204,41 @@ class WrapperWriter:
                 self.emit(f"{name} = {b}.new_empty_strided({b}.size(), {b}.stride()).copy_({b})")
             exprs.append(f"_as_strided({private[(root, base)]}, {tuple(o.shape)!r}, {tuple(st)!r}, {off})")
         return exprs
+
+    def _rejoin(self, outs: list, roots: list, views: list) -> dict[int, str]:
+        """Outputs that are views of one root in eager but that came out of different buffers
+        (simplification folds each view of a constant into a constant of its own): written
+        into one new buffer at eager's strides and offsets, and returned as views of it, so
+        that an update of one through the caller is seen through the others, as in eager.
+        {output index: its expression}."""
+        by_root: dict = {}
+        for i, (o, root) in enumerate(zip(outs, roots)):
+            if isinstance(o, Node) and root is not None:
+                by_root.setdefault(root, []).append(i)
+        joined: dict[int, str] = {}
+        for idx in by_root.values():
+            if len(idx) < 2 or any(views[i] is None or not _one_to_one(*_written(*views[i][:2])) for i in idx) \
+                    or len({outs[i].dtype for i in idx}) > 1:
+                continue      # (an overlapping view cannot be written through: sharing stays lost)
+            bases = set()
+            for i in idx:
+                lay = layout_of(outs[i], self.sched.realized)
+                bases.add(_aliased_base(lay[0], self.sched.realized) if lay is not None else None)
+            if len(bases) == 1 and None not in bases:
+                continue
+            extent = 1 + max(off + sum((n - 1) * st for n, st in zip(shape, stride) if n > 0)
+                             if 0 not in shape else off for shape, stride, off in (views[i] for i in idx))
+            name = f"_join{idx[0]}"
+            self.emit(f"{name} = _empty(({extent},), {outs[idx[0]].dtype}, (1,))")
+            for i in idx:
+                shape, stride, off = views[i]
+                view = f"_as_strided({name}, {shape!r}, {stride!r}, {off})"
+                # a broadcast dim (stride 0) is written once, from its first element
+                src = self.tensor_expr(outs[i]) + "".join(
+                    f".narrow({d}, 0, 1)" for d, (n, st) in enumerate(zip(shape, stride)) if st == 0 and n > 1)
+                self.emit(f"_as_strided({name}, {_written(shape, stride)[0]!r}, {stride!r}, {off}).copy_({src})")
+                joined[i] = view
+        return joined
 
     def extern_call(self, s: Node) -> str:
         t = s.attrs["target"]
@@ -313,3 +352,20 @@ def _aliased_base(base: Node, realized) -> Optional[Node]:
             return None
         base, seen = lay[0], seen + 1
     return base
+
+
+def _one_to_one(shape: tuple, stride: tuple) -> bool:
+    """Whether no two elements of a view of this shape and these strides share memory."""
+    span = 1
+    for n, st in sorted(((n, abs(st)) for n, st in zip(shape, stride) if n != 1), key=lambda d: d[1]):
+        if n == 0:
+            return True
+        if st < span:
+            return False
+        span = st * (n - 1) + span
+    return True
+
+
+def _written(shape: tuple, stride: tuple) -> tuple[tuple, tuple]:
+    """The view's shape and strides with each broadcast dim (stride 0) cut to one element."""
+    return tuple(1 if st == 0 and n > 1 else n for n, st in zip(shape, stride)), tuple(stride)

@@ -20,7 +20,8 @@ _SIZE = (int, Dim)
 _SCALAR = (bool, int, float, Dim)
 # The attributes each kind carries (read through Node's typed accessors), with their types;
 # Optional ones: `constant` (an input's tensor, held by the graph), `keep` (a cast simplify
-# leaves), `roots` (the output's values as the tensors their views are of).
+# leaves), `roots` (the output's values as the tensors their views are of), `eager_views`
+# (each output's shape, strides and storage offset in eager).
 ATTRS: dict[Kind, dict[str, tuple]] = {
     Kind.INPUT: {},
     Kind.CONST: {"value": _SCALAR},
@@ -39,7 +40,7 @@ ATTRS: dict[Kind, dict[str, tuple]] = {
 }
 OPTIONAL_ATTRS: dict[Kind, dict[str, tuple]] = {Kind.INPUT: {"constant": (object,)},
                                                 Kind.POINTWISE: {"keep": (bool,)},
-                                                Kind.OUTPUT: {"roots": (list,)}}
+                                                Kind.OUTPUT: {"roots": (list,), "eager_views": (list,)}}
 
 
 class VerifyError(AssertionError):

@@ -145,6 +145,7 @@ class Lowerer:
                 # (the caller may update them in place): the wrapper copies it then.
                 out = self.g.output([self.env[o] if isinstance(o, torch.fx.Node) else o for o in outs])
                 out.attrs["roots"] = [_root(o) for o in outs]
+                out.attrs["eager_views"] = [_eager_view(o) for o in outs]
             elif n.op == "get_attr":
                 t = getattr(self.gm, n.target)
                 if not isinstance(t, torch.Tensor) or t.device != self.device:
@@ -270,6 +271,22 @@ def _root(n: Any) -> Optional[str]:
             return n.name
         n = src
     return None
+
+
+def _eager_view(n: Any) -> Optional[tuple]:
+    """(shape, strides, storage offset) of the output n in eager, static sizes only: where
+    outputs of one root came out as separate buffers (simplification folded each view of a
+    constant into a constant of its own), the wrapper lays them out in one buffer this way."""
+    val = n.meta.get("val") if isinstance(n, torch.fx.Node) else None
+    if not isinstance(val, torch.Tensor):
+        return None
+    try:
+        view = (tuple(val.shape), tuple(val.stride()), val.storage_offset())
+    except RuntimeError:
+        return None
+    if not all(type(v) is int for v in (*view[0], *view[1], view[2])):
+        return None
+    return view
 
 
 def _has_complex(n: torch.fx.Node) -> bool:
