@@ -440,3 +440,15 @@ def test_seed_31815_outputs_of_one_root_share_memory():
     assert_like_eager(prog, [
         Input((3, 3), 'int64', seed=2036162),
     ], seed=31815)
+
+
+def test_seed_36643_dropout_of_a_channels_last_input_draws_in_its_memory_order():
+    """Seed 36643: eager's dropout mask is `empty_like(x)`, channels-last for a channels-last x,
+    drawn in that memory order; the compiled mask was contiguous, so the same draws landed on
+    other elements."""
+    def prog(a0, a1):
+        return (F.dropout(a0, 0.25), F.dropout(a1, 0.5))
+    assert_like_eager(prog, [
+        Input((5, 4, 8, 2, 1), 'float32', layout='cl', grad=True, seed=2345153, special=True),
+        Input((3, 4, 5), 'float32', layout='t120', grad=True, seed=2345155),
+    ], seed=36643)

@@ -608,11 +608,31 @@ def _native_dropout(lower, node, x, p, train):
     if lower.device.type != "cpu":
         raise Unsupported("dropout on a GPU draws its mask inside ATen's fused kernel")
     p1m = 1.0 - p
-    draw = g.extern(bernoulli_like, [x, p1m, lower.cache_dir], {}, x.shape, x.dtype, contiguous_strides(x.shape))
+    # eager's mask is `empty_like(x)`: x's layout where x is dense (a channels-last input's
+    # mask is channels-last), its draws in that memory order
+    strides = _dense_strides(node.meta.get("val")[1] if isinstance(node.meta.get("val"), (tuple, list)) else None)
+    draw = g.extern(bernoulli_like, [x, p1m, lower.cache_dir, strides], {}, x.shape, x.dtype,
+                    strides or contiguous_strides(x.shape))
     scale = 0.0 if p1m == 0 else 1.0 / p1m
     out = pointwise(g, "mul", [pointwise(g, "mul", [x, draw], x.dtype), scale], x.dtype)
     mask = pointwise(g, "ne", [draw, 0.0], torch.bool, x.dtype)
     return out, mask
+
+
+def _dense_strides(val) -> Optional[tuple]:
+    """The strides of a traced tensor when they are static, not contiguous, and lay it out
+    densely (each element once, no gaps), else None (contiguous)."""
+    if not isinstance(val, torch.Tensor):
+        return None
+    shape, strides = tuple(val.shape), tuple(val.stride())
+    if not all(type(v) is int for v in (*shape, *strides)) or strides == contiguous_strides(shape):
+        return None
+    span = 1
+    for n, st in sorted(((n, st) for n, st in zip(shape, strides) if n != 1), key=lambda d: d[1]):
+        if st != span:
+            return None
+        span *= n
+    return strides
 
 
 # bernoulli(x, p) with a Python p: a new contiguous tensor of x's shape and dtype, drawn as

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ctypes
 import threading
 import warnings
+from typing import Optional
 
 import torch
 
@@ -171,11 +172,16 @@ def _self_check(fn) -> str:
     return ""
 
 
-def bernoulli_like(x: torch.Tensor, p: float, cache_dir: str) -> torch.Tensor:
-    """A new contiguous tensor of x's shape and dtype holding Bernoulli(p) draws from the default
-    CPU generator: `torch.empty_like(x).bernoulli_(p)`, drawn by the native library where it
-    passed its check (the same values and generator state), by ATen otherwise."""
-    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+def bernoulli_like(x: torch.Tensor, p: float, cache_dir: str, strides: Optional[tuple] = None) -> torch.Tensor:
+    """A new tensor of x's shape and dtype holding Bernoulli(p) draws from the default CPU
+    generator: `torch.empty_strided(x.shape, strides).bernoulli_(p)` (contiguous when strides is
+    None), drawn by the native library where it passed its check (the same values and generator
+    state), by ATen otherwise. ATen draws one element after the other in memory order (a
+    nullary TensorIterator over dense memory), as the library does."""
+    if strides is None:
+        out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    else:
+        out = torch.empty_strided(tuple(x.shape), tuple(strides), dtype=x.dtype, device=x.device)
     if out.device.type == "cpu" and out.dtype in _ONE and out.numel():
         fn = _load(cache_dir)
         if fn is not None and _draw(fn, out, p, torch.default_generator):
