@@ -452,3 +452,17 @@ def test_seed_36643_dropout_of_a_channels_last_input_draws_in_its_memory_order()
         Input((5, 4, 8, 2, 1), 'float32', layout='cl', grad=True, seed=2345153, special=True),
         Input((3, 4, 5), 'float32', layout='t120', grad=True, seed=2345155),
     ], seed=36643)
+
+
+def test_seed_35912_batch_norm_output_is_input_times_alpha_plus_beta():
+    """Seed 35912: ATen's CPU batch norm computes input * alpha + beta (alpha = rstd * weight,
+    beta = bias - mean * alpha): at a weight of -inf that is -inf + inf, NaN, where torch's
+    decomposition, (input - mean) * rstd * weight + bias, gave -inf."""
+    def prog(a0, a1, a2):
+        return (F.batch_norm(a0, None, None, a1, None, training=True),
+                F.batch_norm(a0, None, None, a1, a2, training=True))
+    assert_like_eager(prog, [
+        Input((1, 11, 3, 1), 'float32', layout='t3012', grad=True, seed=2298368, special=True),
+        Input((11,), 'float32', seed=2298369, special=True),
+        Input((11,), 'float32', seed=2298370),
+    ], seed=35912)

@@ -24,6 +24,10 @@ every dtype:
                         oneDNN            AVX-512 CPUs (GELU_NAN_AT_INF, probed at import);
                                           a strided or one-element tensor takes torch's
 
+  batch norm output     x * alpha + beta  (x - mean) * rstd * weight + bias: at an infinite
+                        (alpha, beta per  weight, eager's inf - inf is NaN where torch's is
+                        channel)          +-inf (and the rounding differs everywhere)
+
 Each is written here with its condition turned so NaN takes eager's branch; every other
 input gives what torch's decomposition gives (tests/ops: OpInfo's NaN and Inf samples).
 """
@@ -36,6 +40,7 @@ import torch
 from torch import Tensor
 from torch._decomp import get_decompositions
 from torch._decomp.decompositions import pw_cast_for_opmath
+from torch._prims_common import get_computation_dtype
 from torch.fx.experimental.symbolic_shapes import guard_or_true
 
 aten = torch.ops.aten
@@ -107,9 +112,71 @@ def gelu(self: Tensor, approximate: str = "none") -> Tensor:
     return y
 
 
+def _batch_norm(input: Tensor, weight, bias, running_mean, running_var, training: bool, momentum: float,
+                eps: float) -> tuple:
+    """Batch norm's forward as ATen's CPU kernel computes it: per channel alpha = rstd * weight
+    and beta = bias - mean * alpha, then input * alpha + beta (in float for a bf16 input). The
+    statistics and running averages as torch's decomposition computes them. Returns (output,
+    save_mean, save_rstd, new_running_mean, new_running_var)."""
+    dims = [0] + list(range(2, input.dim()))
+    compute = get_computation_dtype(input.dtype)
+    x = input.to(compute)
+    new_mean, new_var = running_mean, running_var
+    if training:
+        var, mean = torch.var_mean(x, dim=dims, correction=0)
+        rstd = torch.rsqrt(var + eps)
+        save_mean, save_rstd = mean, rstd
+        if running_mean is not None:
+            new_mean = momentum * mean + (1 - momentum) * running_mean
+        if running_var is not None:
+            n = input.numel() / input.shape[1]
+            new_var = momentum * (var * (n / (n - 1))) + (1 - momentum) * running_var
+    else:
+        mean = running_mean.to(compute)
+        rstd = 1 / torch.sqrt(running_var.to(compute) + eps)
+        # (ATen's CPU kernel returns empty statistics in eval mode, its CUDA kernel these)
+        save_mean, save_rstd = (input.new_zeros((0,)),) * 2 if input.device.type == "cpu" else (mean, rstd)
+    alpha = rstd if weight is None else rstd * weight.flatten().to(compute)
+    beta = -(mean * alpha) if bias is None else bias.flatten().to(compute) - mean * alpha
+    shape = (-1,) + (1,) * (input.dim() - 2)
+    out = x * alpha.reshape(shape) + beta.reshape(shape)
+    if input.device.type == "cpu":
+        save_mean, save_rstd = save_mean.to(input.dtype), save_rstd.to(input.dtype)
+    return out.to(input.dtype), save_mean, save_rstd, new_mean, new_var
+
+
+def batch_norm_functional(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    out, m, r, new_mean, new_var = _batch_norm(input, weight, bias, running_mean, running_var, training,
+                                               momentum, eps)
+    if training:
+        # the op updates the running statistics in place
+        if running_mean is not None:
+            running_mean.copy_(new_mean)
+        if running_var is not None:
+            running_var.copy_(new_var)
+    return out, m, r
+
+
+def batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps):
+    return _batch_norm(input, weight, bias, None, None, training, momentum, eps)[:3]
+
+
+def batch_norm_no_training(input, weight, bias, running_mean, running_var, momentum, eps):
+    return _batch_norm(input, weight, bias, running_mean, running_var, False, momentum, eps)[:3]
+
+
 def table() -> dict:
     """These decompositions by overload, to lay over torch's table."""
-    return {aten.hardtanh_backward.default: hardtanh_backward,
+    return {aten._native_batch_norm_legit_functional.default: batch_norm_functional,
+            aten._native_batch_norm_legit.default: batch_norm_legit,
+            aten._native_batch_norm_legit.no_stats: batch_norm_legit_no_stats,
+            aten._native_batch_norm_legit_no_training.default: batch_norm_no_training,
+            aten.native_batch_norm.default: batch_norm_legit,
+            aten.hardtanh_backward.default: hardtanh_backward,
             aten.gelu.default: gelu,
             aten.hardshrink_backward.default: hardshrink_backward,
             aten.hardshrink.default: hardshrink,
