@@ -459,13 +459,21 @@ def op_norm(g: Gen):
             fns.append(lambda: f"F.batch_norm({x}, None, None, {g.new_input((s[1],), 'float32', expanded=False)}, "
                                f"None, training=True)")
         if rank >= 3:
-            fns.append(lambda: f"F.group_norm({x}, 1, {g.new_input((s[1],), 'float32')})")
+            fns.append(lambda: f"F.group_norm({_gn_arg(g, x)}, 1, {g.new_input((s[1],), 'float32')})")
     if rank == 2 and s[1] > 1:
         fns += [lambda: f"F.cross_entropy({x}, {g.index_input((s[0],), s[1])})",
                 lambda: f"F.nll_loss(F.log_softmax({x}, 1), {g.index_input((s[0],), s[1])}, reduction='sum')",
                 lambda: f"F.cross_entropy({x}, {g.index_input((s[0],), s[1])}, reduction='none', "
                         f"label_smoothing=0.1)"]
     return "arith", r.choice(fns)()
+
+
+def _gn_arg(g: Gen, x: str) -> str:
+    """x, made contiguous where eager's CPU GroupNorm backward would crash (torch 2.13: a
+    segmentation fault for a channels-last input without a gradient of its own, its weight's
+    gradient wanted): no oracle there."""
+    t = g.env[x]
+    return f"{x}.contiguous()" if not t.requires_grad and not t.is_contiguous() else x
 
 
 def op_view(g: Gen):
