@@ -731,6 +731,9 @@ def compile_optimizer(optimizer: torch.optim.Optimizer, config: Optional[Trainin
             _warn_or_raise(config, optimizer, why)
             return
     optimizer.__dict__[_ATTR] = runner
+    # clip_grad_norm_ over these parameters, between backward() and step(): one native call
+    from bessemer.compiler.runtime import clip
+    clip.register(optimizer, config.resolved_cache_dir())
     step = types.MethodType(_hooked_fused_step, optimizer)
     optimizer.step = _mark_step_called(optimizer, step) if by_scheduler else step
 
