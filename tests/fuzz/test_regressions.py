@@ -466,3 +466,31 @@ def test_seed_35912_batch_norm_output_is_input_times_alpha_plus_beta():
         Input((11,), 'float32', seed=2298369, special=True),
         Input((11,), 'float32', seed=2298370),
     ], seed=35912)
+
+
+def test_seed_39699_an_update_through_an_expand_of_the_same_shape_is_exact():
+    """Seed 39699: `v0.expand(v0.shape)[...] = 0.25` is functionalized as v0 + (y - v0), y the
+    updated view: NaN where v0 is infinite and off by rounding elsewhere, where eager writes
+    0.25. The sum is y."""
+    def prog(a0, a1):
+        v0 = torch.hstack([a0, a1])
+        v1 = v0.expand(1, 2, 11, 13, 4)
+        v1[:, :, :, 1:12, :] = 0.25
+        return (v1,)
+    assert_like_eager(prog, [
+        Input((1, 1, 11, 13, 4), 'float32', seed=2540736, special=True),
+        Input((1, 1, 11, 13, 4), 'bool', seed=2540738),
+    ], seed=39699)
+
+
+def test_seed_40004_index_add_is_eagers_kernel():
+    """Seed 40004: index_add's decomposition (an index_put with accumulate) rounds a bf16 sum
+    otherwise than eager's index_add; it runs as ATen's index_add."""
+    def prog(a0, a1, a2):
+        v0 = a0.index_add(3, a1, a2)
+        return (v0.float(), a0.float().index_add(3, a1, a2.float()))
+    assert_like_eager(prog, [
+        Input((5, 4, 1, 2), 'bfloat16', seed=2560256, special=True),
+        Input((5,), 'int64', low=0, high=2, seed=2560257),
+        Input((5, 4, 1, 5), 'bfloat16', seed=2560258, special=True),
+    ], seed=40004)

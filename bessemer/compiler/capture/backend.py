@@ -96,6 +96,9 @@ _KEEP.update(UPSAMPLE_OPS)
 # layers over [8, 32, 64, 64] took 340 ms a step that way, eager 98 ms. ATen's backward runs
 # instead (replication padding's backward has no decomposition: ATen's already).
 _KEEP.update(name for name in PADDING_BACKWARDS if name.startswith("reflection"))
+# index_add runs as eager's ATen op: its decomposition, an index_put with accumulate (as serial
+# on a CPU), rounds a bf16 or fp16 sum otherwise than index_add's kernel does.
+_KEEP.add("index_add")
 _TRACE_KEYS = (torch._C.DispatchKey.Autograd, torch._C.DispatchKey.CompositeImplicitAutograd)
 
 
@@ -194,6 +197,7 @@ class BessemerBackend:
         started = time.perf_counter()
         verify = os.environ.get(ENV_VERIFY) == "1"
         _as_strided_to_view(gm)
+        _exact_expand_updates(gm)
         try:
             cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
                           verify=verify).run(gm, example_inputs, self.config.fallback, sizes)
@@ -407,6 +411,47 @@ def _as_strided_to_view(gm: torch.fx.GraphModule) -> None:
         n.target, n.args, n.kwargs = aten.view.default, (n.args[0], list(size)), {}
         changed = True
     if changed:
+        gm.recompile()
+
+
+_SCATTERS = (aten.slice_scatter.default, aten.select_scatter.default, aten.diagonal_scatter.default,
+             aten.as_strided_scatter.default, aten.copy.default)
+
+
+def _same_meta(*nodes) -> bool:
+    vals = [n.meta.get("val") if isinstance(n, torch.fx.Node) else None for n in nodes]
+    return all(isinstance(v, torch.Tensor) for v in vals) and \
+        len({(tuple(v.shape), v.dtype, v.device) for v in vals}) == 1
+
+
+def _exact_expand_updates(gm: torch.fx.GraphModule) -> None:
+    """An in-place update through an expand that broadcasts nothing (`x.expand(x.shape)[...] =
+    v`) is functionalized as `x + (y - x)`, y the expanded view with the update scattered in
+    (torch's inverse of expand adds the view's change to its base): in floating point that is
+    not y (an infinite x makes it NaN; a large x rounds a small y away), where eager writes y
+    into x's memory. The sum becomes y. Matched only as functionalization writes it: the
+    difference read by nothing else, y built by scatters over `expand(x)` of x's own shape."""
+    changed = False
+    for n in list(gm.graph.nodes):
+        if n.target is not aten.add.Tensor or len(n.args) != 2 or n.kwargs.get("alpha", 1) != 1:
+            continue
+        x, d = n.args
+        if not (isinstance(d, torch.fx.Node) and d.target is aten.sub.Tensor and len(d.args) == 2
+                and d.kwargs.get("alpha", 1) == 1 and d.args[1] is x and len(d.users) == 1):
+            continue
+        y = d.args[0]
+        if not (isinstance(x, torch.fx.Node) and isinstance(y, torch.fx.Node) and _same_meta(n, x, y, d)):
+            continue
+        base = y
+        while isinstance(base, torch.fx.Node) and base.target in _SCATTERS:
+            base = base.args[0]
+        if not (isinstance(base, torch.fx.Node) and base.target is aten.expand.default and base.args[0] is x
+                and _same_meta(base, x)):
+            continue
+        n.replace_all_uses_with(y)
+        changed = True
+    if changed:
+        gm.graph.eliminate_dead_code()
         gm.recompile()
 
 
