@@ -494,3 +494,15 @@ def test_seed_40004_index_add_is_eagers_kernel():
         Input((5,), 'int64', low=0, high=2, seed=2560257),
         Input((5, 4, 1, 5), 'bfloat16', seed=2560258, special=True),
     ], seed=40004)
+
+
+def test_seed_41219_a_float_to_integer_conversion_is_not_folded_into_a_truncation():
+    """Seed 41219: `b <= a.to(torch.int64)` compares with the integer converted back to float;
+    gcc folded float -> int64 -> float into a truncation, so NaN stayed NaN where this CPU's
+    conversion (and eager) gives the type's minimum. The conversion is written out."""
+    def prog(a0, a1):
+        return ((a1 <= a0.to(torch.int64)), a0.to(torch.int32), a0.double().to(torch.int64) + 1)
+    assert_like_eager(prog, [
+        Input((1, 2, 3), 'float32', seed=2638016, special=True),
+        Input((1, 1, 1), 'float32', seed=2638017, special=True),
+    ], seed=41219)

@@ -121,6 +121,14 @@ template <typename T> static inline T remainder_i(T a, T b) {
   T m = a % b; if (m != 0 && ((b < 0) != (m < 0))) m += b; return m;
 }
 template <typename T> static inline T sign_(T a) { return (T)((a > 0) - (a < 0)); }
+// a float to a 32- or 64-bit integer as this CPU's truncating conversion gives it (what eager's
+// kernels return): NaN and values out of range are the type's minimum, x86's "integer
+// indefinite". Written out, the conversion is defined, so gcc cannot fold a conversion back
+// to float into a truncation (NaN would stay NaN, inf stay inf).
+template <typename I, typename F> static inline I f2i(F x) {
+  const F lim = (F)((uint64_t)1 << (8 * sizeof(I) - 1));
+  return (x == x && x < lim && x >= -lim) ? (I)x : (I)((uint64_t)1 << (8 * sizeof(I) - 1));
+}
 ''')
     if _aten_vector_erf():
         lines.append(r'''// erf as ATen's vectorized CPU kernels compute it (Vectorized<float>::erf, what eager's
@@ -174,6 +182,8 @@ def render_op(op: str, args: list[str], n, arg_dtypes: list[torch.dtype]) -> str
         raise CodegenError(f"{op} on {n.dtype}")
     ct = compute_type(n.dtype)
     a, b, c = (list(args) + [None, None, None])[:3]
+    if op == "cast" and n.dtype in (torch.int32, torch.int64) and arg_dtypes and arg_dtypes[0].is_floating_point:
+        return f"f2i<{ct}>({a})"
     return template.format(a=a, b=b, c=c, ct=ct, f="f" if ct == "float" else "")
 
 
