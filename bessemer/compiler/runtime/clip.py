@@ -56,7 +56,6 @@ void bessemer_clip_scale(float* const* g, const int64_t* n, int64_t count, float
 """
 
 _lock = threading.Lock()
-_native: dict[str, Any] = {}                   # cache_dir -> the scaling function, or None where it failed
 # the compiled optimizers' parameters: id -> a weak reference (a tensor's == is elementwise, so
 # no set of tensors), and the kernel cache the library is built in
 _params: dict[int, weakref.ref] = {}
@@ -65,22 +64,19 @@ _original: Optional[Any] = None
 calls = {"native": 0, "torch": 0}              # how the calls were served (tests)
 
 
+@functools.cache
 def _load(cache_dir: str):
-    """The scaling function of the library in this cache, or None where it did not build."""
-    with _lock:
-        if cache_dir in _native:
-            return _native[cache_dir]
-    fn = None
+    """The scaling function of the library in this cache, or None where it did not build (two
+    threads loading at once build it once: build() locks the cache entry)."""
     try:
         lib, _, _ = _build.build(SOURCE, cache_dir, name="clip", symbols=("bessemer_clip_scale",))
-        fn = lib.bessemer_clip_scale
-        fn.restype = None
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_float, ctypes.c_double]
     except (OSError, _build.BuildError) as e:
         warnings.warn(f"bessemer: the native gradient clipping did not build ({e}); clip_grad_norm_ stays "
                       f"torch's", RuntimeWarning, stacklevel=3)
-    with _lock:
-        _native[cache_dir] = fn
+        return None
+    fn = lib.bessemer_clip_scale
+    fn.restype = None
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_float, ctypes.c_double]
     return fn
 
 
