@@ -23,17 +23,12 @@ from typing import Iterator
 
 import torch
 
+from bessemer.compiler.ir import views
+
 
 def may_overlap(t: torch.Tensor) -> bool:
-    """Whether two indices of t may name one address: walking its dims (size > 1) by increasing
-    stride, each stride must exceed the span of the dims before it."""
-    dims = sorted((abs(st), sz) for sz, st in zip(t.shape, t.stride()) if sz != 1)
-    span = 0
-    for stride, size in dims:
-        if stride <= span:
-            return True
-        span += stride * (size - 1)
-    return False
+    """Whether two indices of t may name one address (ir/views.may_overlap)."""
+    return views.may_overlap(t.shape, t.stride())
 
 
 @contextlib.contextmanager

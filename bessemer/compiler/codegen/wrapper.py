@@ -17,7 +17,7 @@ import torch
 from bessemer.compiler.ir.graph import Kind, Node
 from bessemer.compiler.ir.symbolic import Dim
 from bessemer.compiler.ir.schedule import Kernel, MemoryPlan, Schedule
-from bessemer.compiler.ir.views import contiguous_strides, is_contiguous, layout_of
+from bessemer.compiler.ir.views import contiguous_strides, is_contiguous, layout_of, may_overlap
 from bessemer.compiler.codegen.kernel import KernelSource
 
 # The support functions the generated program calls (bound by runtime.load).
@@ -217,7 +217,7 @@ class WrapperWriter:
                 by_root.setdefault(root, []).append(i)
         joined: dict[int, str] = {}
         for idx in by_root.values():
-            if len(idx) < 2 or any(views[i] is None or not _one_to_one(*_written(*views[i][:2])) for i in idx) \
+            if len(idx) < 2 or any(views[i] is None or may_overlap(*_written(*views[i][:2])) for i in idx) \
                     or len({outs[i].dtype for i in idx}) > 1:
                 continue      # (an overlapping view cannot be written through: sharing stays lost)
             bases = set()
@@ -352,18 +352,6 @@ def _aliased_base(base: Node, realized) -> Optional[Node]:
             return None
         base, seen = lay[0], seen + 1
     return base
-
-
-def _one_to_one(shape: tuple, stride: tuple) -> bool:
-    """Whether no two elements of a view of this shape and these strides share memory."""
-    span = 1
-    for n, st in sorted(((n, abs(st)) for n, st in zip(shape, stride) if n != 1), key=lambda d: d[1]):
-        if n == 0:
-            return True
-        if st < span:
-            return False
-        span = st * (n - 1) + span
-    return True
 
 
 def _written(shape: tuple, stride: tuple) -> tuple[tuple, tuple]:

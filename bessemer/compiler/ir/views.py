@@ -53,6 +53,18 @@ def is_contiguous(shape, strides) -> bool:
     return all(st == c for n, st, c in zip(shape, strides, contiguous_strides(shape)) if n != 1)
 
 
+def may_overlap(shape, strides) -> bool:
+    """Whether two indices of a view of this shape and these strides may name one address:
+    walking its dims (size > 1) by increasing stride, each stride must exceed the span of the
+    dims before it (conservative: a layout it cannot prove free of overlap counts as one)."""
+    span = 0
+    for stride, size in sorted((abs(st), sz) for sz, st in zip(shape, strides) if sz != 1):
+        if stride <= span:
+            return True
+        span += stride * (size - 1)
+    return False
+
+
 def reads_backwards(x) -> bool:
     """Is x a view (of views) whose index runs backwards along some dim (a flip)? No torch
     tensor has such strides: ATen must be handed a copy."""

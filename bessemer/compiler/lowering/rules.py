@@ -621,18 +621,11 @@ def _native_dropout(lower, node, x, p, train):
 
 def _dense_strides(val) -> Optional[tuple]:
     """The strides of a traced tensor when they are static, not contiguous, and lay it out
-    densely (each element once, no gaps), else None (contiguous)."""
-    if not isinstance(val, torch.Tensor):
+    densely (laid_out_densely), else None (contiguous)."""
+    if not isinstance(val, torch.Tensor) or not laid_out_densely(val):
         return None
-    shape, strides = tuple(val.shape), tuple(val.stride())
-    if not all(type(v) is int for v in (*shape, *strides)) or strides == contiguous_strides(shape):
-        return None
-    span = 1
-    for n, st in sorted(((n, st) for n, st in zip(shape, strides) if n != 1), key=lambda d: d[1]):
-        if st != span:
-            return None
-        span *= n
-    return strides
+    strides = tuple(val.stride())
+    return None if strides == contiguous_strides(tuple(val.shape)) else strides
 
 
 # bernoulli(x, p) with a Python p: a new contiguous tensor of x's shape and dtype, drawn as
