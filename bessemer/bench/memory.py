@@ -72,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=5, help="measured steps per variant (default 5)")
     p.add_argument("--warmup", type=int, default=2, help="steps before the measured ones (default 2)")
     p.add_argument("--tune-limit", metavar="BYTES", help="also find the largest batch under this limit")
-    p.add_argument("--tune-modes", default="eager,inductor,bessemer,bessemer-step", help="modes for --tune-limit")
+    p.add_argument("--tune-modes", default="eager,inductor,bessemer,bessemer-step",
+                   help="modes for --tune-limit; a bessemer mode with :auto (bessemer-step:auto) searches "
+                        "the memory budget as well (`bessemer tune --memory-budget auto`)")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     p.add_argument("--out", default="bench-out/memory", help="results.json, results.md, chart.png go here")
     p.add_argument("--page", metavar="FILE", help="write the tables into FILE's memory section")
@@ -149,7 +151,7 @@ def run(args, models: list[str]) -> dict:
 def _tune(args, models: list[str]) -> dict:
     import torch
 
-    from .search import TuneError, Workload, find_batch, parse_limit, resolve_limit
+    from .search import AUTO_BUDGETS, TuneError, Workload, find_batch, find_batch_and_budget, parse_limit, resolve_limit
     device = torch.device(args.device)
     limit = resolve_limit(parse_limit(args.tune_limit, "--tune-limit"), device)
     out = {"limit_bytes": limit, "models": {}}
@@ -162,8 +164,14 @@ def _tune(args, models: list[str]) -> dict:
                            TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "i"), TRITON_CACHE_DIR=os.path.join(cache, "t"))
                 env.pop("BESSEMER_COMPILER_CONFIG", None)
                 try:
-                    r = find_batch(Workload(model=model, scale=args.scale), mode, limit, 1, device, env,
-                                   args.timeout)
+                    name, _, budget = mode.partition(":")
+                    if budget:
+                        r = find_batch_and_budget(Workload(model=model, scale=args.scale), name, limit,
+                                                  TrainingCompilerConfig(), AUTO_BUDGETS, 1, device, env,
+                                                  args.timeout)
+                    else:
+                        r = find_batch(Workload(model=model, scale=args.scale), mode, limit, 1, device, env,
+                                       args.timeout)
                     per[mode] = r.to_dict()
                 except TuneError as e:
                     per[mode] = {"error": str(e)}
@@ -231,7 +239,8 @@ def markdown(results: dict, level: str = "##") -> str:
             for mode in modes:
                 r = per.get(mode, {})
                 if "batch_size" in r:
-                    cells += [f"{r['batch_size']}{'' if r.get('largest_confirmed', True) else '+'}",
+                    budget = f" (budget {r['memory_budget']:g})" if r.get("memory_budget") is not None else ""
+                    cells += [f"{r['batch_size']}{'' if r.get('largest_confirmed', True) else '+'}{budget}",
                               f"{r['samples_per_s']:.1f}"]
                 else:
                     cells += [f"error: {r.get('error', '—')}", ""]
@@ -307,6 +316,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         if args.tune_limit:
             from .search import parse_limit
             parse_limit(args.tune_limit, "--tune-limit")
+            for spec in [m.strip() for m in args.tune_modes.split(",") if m.strip()]:
+                name, colon, budget = spec.partition(":")
+                if name not in runner.MODES:
+                    raise UsageError(f"--tune-modes: unknown mode {name!r}; modes are {', '.join(runner.MODES)}")
+                if colon and (budget != "auto" or not name.startswith("bessemer")):
+                    raise UsageError(f"--tune-modes: {spec!r}: only a bessemer mode takes a suffix, and only "
+                                     f":auto (search the memory budget too)")
     except (UsageError, ValueError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2

@@ -77,15 +77,21 @@ class ModeResult:
     step_s: float
     probes: list = field(default_factory=list)
     bracketed: bool = True          # the next multiple up was measured not to fit
+    memory_budget: Optional[float] = None   # the budget a budget search chose (find_batch_and_budget)
+    budgets: dict = field(default_factory=dict)   # that search's findings: budget -> what it showed
 
     @property
     def samples_per_s(self) -> float:
         return self.batch_size / self.step_s if self.step_s else 0.0
 
     def to_dict(self) -> dict:
-        return {"batch_size": self.batch_size, "step_ms": round(self.step_s * 1e3, 3),
-                "samples_per_s": round(self.samples_per_s, 3), "peak_bytes": self.peak_bytes,
-                "largest_confirmed": self.bracketed, "probes": [asdict(p) for p in self.probes]}
+        out = {"batch_size": self.batch_size, "step_ms": round(self.step_s * 1e3, 3),
+               "samples_per_s": round(self.samples_per_s, 3), "peak_bytes": self.peak_bytes,
+               "largest_confirmed": self.bracketed, "probes": [asdict(p) for p in self.probes]}
+        if self.memory_budget is not None:
+            out["memory_budget"] = self.memory_budget
+            out["budgets"] = self.budgets
+        return out
 
 
 # -- limits ---------------------------------------------------------------------------------
@@ -179,9 +185,11 @@ def _line(probes: list[Probe], lo: Probe, hi: Optional[Probe]) -> Optional[tuple
 def find_batch(workload: Workload, mode: str, limit_bytes: int, multiple_of: int = 1,
                device: Union[str, torch.device] = "cpu", env: Optional[dict] = None, timeout_s: float = 1800.0,
                max_probes: int = MAX_PROBES, on_probe: Callable[[str, Probe], None] = lambda mode, p: None,
-               log_path: Optional[str] = None, run_probe: Callable = probe) -> ModeResult:
+               log_path: Optional[str] = None, run_probe: Callable = probe,
+               start: Optional[int] = None) -> ModeResult:
     """The largest multiple of `multiple_of` whose training step in `mode` peaks under
-    `limit_bytes`. TuneError when even the smallest does not fit."""
+    `limit_bytes`. TuneError when even the smallest does not fit. `start`: a batch to probe
+    first (a multiple of `multiple_of` that likely fits, from an earlier search)."""
     device = torch.device(device)
     env = dict(os.environ if env is None else env)
     probes: list[Probe] = []
@@ -193,12 +201,19 @@ def find_batch(workload: Workload, mode: str, limit_bytes: int, multiple_of: int
         on_probe(mode, p)
         return p
 
-    first = measure(multiple_of)
+    hi = None
+    if start is not None and start > multiple_of:
+        first = measure((start // multiple_of) * multiple_of)
+        if not first.fits:
+            hi = first
+            first = measure(multiple_of)
+    else:
+        first = measure(multiple_of)
     if not first.fits:
         need = f"peaks at {mib(first.peak_bytes)}" if first.peak_bytes is not None else "runs out of memory"
         raise TuneError(f"{workload.label} does not fit at batch {multiple_of} in {mode} mode under the limit "
                         f"of {mib(limit_bytes)}: its training step {need}")
-    lo, hi = first, None
+    lo = first
     while len(probes) < max_probes:
         if hi is not None and hi.batch - lo.batch <= multiple_of:
             break
@@ -227,3 +242,64 @@ def find_batch(workload: Workload, mode: str, limit_bytes: int, multiple_of: int
             hi = p
     return ModeResult(mode, lo.batch, lo.peak_bytes, lo.step_s, probes,
                       bracketed=hi is not None and hi.batch - lo.batch <= multiple_of)
+
+
+# -- the memory budget too ------------------------------------------------------------------
+# The budgets a search over budgets tries, from the default plan (1.0: save what the backward
+# reads, rematerializing only what costs no time) down to recomputing all that can be.
+AUTO_BUDGETS = (1.0, 0.5, 0.2, 0.0)
+
+
+def find_batch_and_budget(workload: Workload, mode: str, limit_bytes: int, config, budgets=AUTO_BUDGETS,
+                          multiple_of: int = 1, device: Union[str, torch.device] = "cpu",
+                          env: Optional[dict] = None, timeout_s: float = 1800.0, max_probes: int = MAX_PROBES,
+                          on_probe: Callable[[str, Probe], None] = lambda mode, p: None,
+                          log_path: Optional[str] = None, run_probe: Callable = probe) -> ModeResult:
+    """The largest batch any of `budgets` (bessemer's `memory_budget`) reaches under the limit,
+    at the largest budget that reaches it: recomputation trades step time for memory, so no
+    more of it than the batch needs. Searches at the first budget (the default plan) and at
+    the last (the least memory); if the last reaches further, the budgets between are probed
+    at that batch, largest first, and the first that fits is chosen.
+
+    The trade it makes: the batch first, then the step time at that batch. A smaller batch
+    with less recomputation can have the higher samples/s; the result's `budgets` keeps what
+    each budget showed, so that is visible."""
+    from ..config import ENV_CONFIG
+    budgets = sorted(dict.fromkeys(budgets), reverse=True)
+    base = dict(os.environ if env is None else env)
+
+    def search(b: float, start: Optional[int] = None) -> ModeResult:
+        e = dict(base, **{ENV_CONFIG: config.replace(memory_budget=b).to_json()})
+        return find_batch(workload, mode, limit_bytes, multiple_of, device, e, timeout_s, max_probes,
+                          lambda m, p: on_probe(f"{m} (memory_budget {b:g})", p), log_path, run_probe, start)
+
+    top = search(budgets[0])
+    found = {budgets[0]: top}
+    chosen, chosen_budget = top, budgets[0]
+    if len(budgets) > 1:
+        least = search(budgets[-1], start=top.batch_size)
+        found[budgets[-1]] = least
+        if least.batch_size > top.batch_size:
+            chosen, chosen_budget = least, budgets[-1]
+            for b in budgets[1:-1]:
+                e = dict(base, **{ENV_CONFIG: config.replace(memory_budget=b).to_json()})
+                p = run_probe(workload, mode, least.batch_size, torch.device(device), e, timeout_s, log_path)
+                p.fits = not p.oom and p.peak_bytes is not None and p.peak_bytes <= limit_bytes
+                on_probe(f"{mode} (memory_budget {b:g})", p)
+                found[b] = p
+                if p.fits:
+                    chosen = ModeResult(mode, p.batch, p.peak_bytes, p.step_s, [p], least.bracketed)
+                    chosen_budget = b
+                    break
+    probes = [p for b in budgets if b in found
+              for p in (found[b].probes if isinstance(found[b], ModeResult) else [found[b]])]
+    summary = {}
+    for b in budgets:
+        r = found.get(b)
+        if isinstance(r, ModeResult):
+            summary[f"{b:g}"] = {"largest_batch": r.batch_size, "step_ms": round(r.step_s * 1e3, 3),
+                                 "samples_per_s": round(r.samples_per_s, 3), "largest_confirmed": r.bracketed}
+        elif isinstance(r, Probe):
+            summary[f"{b:g}"] = {"batch": r.batch, "fits": r.fits, "peak_bytes": r.peak_bytes}
+    return ModeResult(mode, chosen.batch_size, chosen.peak_bytes, chosen.step_s, probes,
+                      chosen.bracketed, memory_budget=chosen_budget, budgets=summary)

@@ -4,11 +4,16 @@
     bessemer tune gpt2 --memory-limit auto --modes eager,bessemer --multiple-of 8 --json
     bessemer tune gpt2 --memory-limit 1GiB --reference-batch 8 --reference-lr 3e-4 --lr-rule sqrt
     bessemer tune --entry-point train.py --workload workload --memory-limit 2GiB
+    bessemer tune bert-base-uncased --memory-limit 300MiB --modes eager,bessemer --memory-budget auto
 
 With --entry-point, the script's workload function (default `workload`) takes a batch
 size and returns (model, batch, loss_fn), or a dict with those keys and optionally
 `optimizer` (a function of the parameters; AdamW by default). The script is imported,
 so its training must sit under `if __name__ == "__main__":`.
+
+--memory-budget auto searches the bessemer mode's memory budget as well: the largest batch
+any budget reaches, at the largest budget that reaches it (bench/search.py,
+find_batch_and_budget).
 
 Bad input (an unknown model or mode, a limit that is no size, a memory budget outside
 [0, 1], learning-rate scaling without its reference batch or rate, a limit below what
@@ -29,7 +34,8 @@ import torch
 from ..cliargs import OneLineParser, non_negative, positive
 from ..config import TrainingCompilerConfig
 from .lr import LR_RULES, check_scaling, scaled_learning_rate, scaled_warmup_steps
-from ..bench.search import ModeResult, Probe, TuneError, Workload, find_batch, mib, parse_limit, resolve_limit
+from ..bench.search import (AUTO_BUDGETS, ModeResult, Probe, TuneError, Workload, find_batch, find_batch_and_budget,
+                            mib, parse_limit, resolve_limit)
 
 PROG = "bessemer tune"
 MODES = ("eager", "inductor", "bessemer")
@@ -40,6 +46,15 @@ def _number(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+
+
+def _budget_arg(text: str):
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a fraction in [0, 1] or auto, got {text!r}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,8 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--modes", default=",".join(MODES), help="modes to tune (default: eager,inductor,bessemer)")
     p.add_argument("--multiple-of", type=positive, default=1, metavar="N",
                    help="batch sizes are multiples of N (default 1)")
-    p.add_argument("--memory-budget", type=_number,
-                   help="the bessemer mode's TrainingCompilerConfig.memory_budget (a fraction in [0, 1])")
+    p.add_argument("--memory-budget", type=_budget_arg, metavar="F|auto",
+                   help="the bessemer mode's TrainingCompilerConfig.memory_budget (a fraction in [0, 1]), or "
+                        "auto: the largest batch any budget reaches, at the largest budget that reaches it "
+                        f"(of {', '.join(f'{b:g}' for b in AUTO_BUDGETS)})")
     p.add_argument("--reference-batch", type=positive, help="the batch size the learning rate was tuned at")
     p.add_argument("--reference-lr", type=_number, help="the learning rate tuned at --reference-batch")
     p.add_argument("--lr-rule", choices=LR_RULES, help="how the rate scales with the batch (default linear)")
@@ -108,7 +125,13 @@ def _check(argv):
     parse_limit(args.memory_limit)
     rule = check_scaling(args.lr_rule, args.reference_batch, args.reference_lr, args.warmup_steps)
     config = TrainingCompilerConfig.from_env()
-    if args.memory_budget is not None:
+    if args.memory_budget == "auto":
+        if "bessemer" not in modes:
+            raise TuneError("--memory-budget auto: searches the bessemer mode's budget; --modes has no bessemer")
+        if config.partitioner != "bessemer":
+            raise TuneError(f"--memory-budget auto: the memory budget applies to partitioner='bessemer', "
+                            f"the config has partitioner={config.partitioner!r}")
+    elif args.memory_budget is not None:
         try:
             config = config.replace(memory_budget=args.memory_budget)
         except ValueError as e:
@@ -159,8 +182,12 @@ def _run(args, workload: Workload, modes: list, rule: Optional[str], device: tor
                              ("TRITON_CACHE_DIR", "triton")):
                 env[var] = os.path.join(cache, mode, sub)
             env["BESSEMER_COMPILER_CONFIG"] = config.to_json()
-            results[mode] = find_batch(workload, mode, limit, args.multiple_of, device, env, args.timeout,
-                                       args.max_probes, said, log)
+            if mode == "bessemer" and args.memory_budget == "auto":
+                results[mode] = find_batch_and_budget(workload, mode, limit, config, AUTO_BUDGETS, args.multiple_of,
+                                                      device, env, args.timeout, args.max_probes, said, log)
+            else:
+                results[mode] = find_batch(workload, mode, limit, args.multiple_of, device, env, args.timeout,
+                                           args.max_probes, said, log)
     lead = "bessemer" if "bessemer" in results else modes[0]
     lr = warmup = None
     if rule:
@@ -196,6 +223,10 @@ def table(out: dict) -> str:
         mark = "" if r["largest_confirmed"] else " (probe budget spent)"
         lines.append(f"| {m} | {r['batch_size']}{mark} | {mib(r['peak_bytes'])} | {r['step_ms']:.1f} ms | "
                      f"{r['samples_per_s']:.1f} | {rel} |")
+    for m, r in out["modes"].items():
+        if r.get("memory_budget") is not None:
+            lines += ["", f"{m}: memory_budget {r['memory_budget']:g}, the largest budget that reaches batch "
+                          f"{r['batch_size']}; " + budget_findings(r["budgets"])]
     if out.get("learning_rate") is not None:
         lines += ["", f"learning rate for batch {out['modes'][out['learning_rate_mode']]['batch_size']} "
                       f"({out['learning_rate_mode']}): {out['learning_rate']:.4g} ({out['lr_rule']} rule from "
@@ -203,6 +234,17 @@ def table(out: dict) -> str:
         if "warmup_steps" in out:
             lines.append(f"warm-up: {out['warmup_steps']} steps (as many samples as the reference's)")
     return "\n".join(lines)
+
+
+def budget_findings(budgets: dict) -> str:
+    """What a budget search saw at each budget, in one line."""
+    parts = []
+    for b, f in budgets.items():
+        if "largest_batch" in f:
+            parts.append(f"at {b}: largest batch {f['largest_batch']}, {f['samples_per_s']:.1f} samples/s")
+        else:
+            parts.append(f"at {b}: batch {f['batch']} {'fits' if f['fits'] else 'does not fit'}")
+    return "; ".join(parts)
 
 
 if __name__ == "__main__":

@@ -49,3 +49,20 @@ def test_whole_step_row():
     md = memory.markdown(res)
     assert "| gpt2 | whole step | 130.0 | 0.46x | 200.0 | 0.80x |" in md
     assert ("whole step", "bessemer-step", None) in memory.variants([1.0])
+
+
+def test_budget_search_column():
+    res = _results()
+    res["tune"]["models"]["gpt2"]["bessemer-step:auto"] = {
+        "batch_size": 33, "samples_per_s": 28.0, "largest_confirmed": True, "memory_budget": 0.0,
+        "budgets": {"1": {"largest_batch": 24}, "0": {"largest_batch": 33}}}
+    md = memory.markdown(res)
+    assert "bessemer-step:auto: largest batch" in md and "| 33 (budget 0) | 28.0 |" in md
+
+
+def test_bad_tune_modes_are_one_line(capsys):
+    for modes, said in (("eager,jax", "unknown mode 'jax'"), ("eager:auto", "only a bessemer mode"),
+                        ("bessemer:0.5", "only :auto")):
+        assert bench_main(["memory", "gpt2", "--tune-limit", "300MiB", "--tune-modes", modes]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and said in err, err

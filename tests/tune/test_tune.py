@@ -57,6 +57,49 @@ def test_smallest_batch_over_the_limit_is_an_error():
         find_batch(Workload(model="mlp"), "eager", 2000, 4, run_probe=run)
 
 
+def _budget_curve(per_budget, fixed=1000, time_per_budget=None):
+    """A probe function whose step peaks at fixed + per_budget[b] * batch, b the memory budget
+    the probe's environment hands the compiler."""
+    from bessemer.config import ENV_CONFIG, TrainingCompilerConfig
+    calls = []
+
+    def run(workload, mode, batch, device, env, timeout, log):
+        b = json.loads(env[ENV_CONFIG])["memory_budget"]
+        calls.append((b, batch))
+        step = (time_per_budget or {}).get(b, 0.01) * batch + 0.1
+        return Probe(batch, True, fixed + per_budget[b] * batch, step, fixed)
+    return run, calls, TrainingCompilerConfig()
+
+
+def test_budget_search_takes_the_largest_budget_that_reaches_the_largest_batch():
+    from bessemer.bench.search import find_batch_and_budget
+    run, calls, config = _budget_curve({1.0: 50, 0.5: 20, 0.2: 18, 0.0: 18})
+    r = find_batch_and_budget(Workload(model="mlp"), "bessemer", 1000 + 20 * 100, config, run_probe=run)
+    # budget 0 reaches 111 (2000 / 18); 0.5 does not fit there, 0.2 does
+    assert r.batch_size == 111 and r.memory_budget == 0.2 and r.bracketed
+    assert r.budgets["1"]["largest_batch"] == 40 and r.budgets["0"]["largest_batch"] == 111
+    assert r.budgets["0.5"] == {"batch": 111, "fits": False, "peak_bytes": 1000 + 20 * 111}
+    assert r.budgets["0.2"]["fits"] and r.peak_bytes == 1000 + 18 * 111
+    # the least-memory search starts from the default plan's batch, not from 1
+    assert [c for c in calls if c[0] == 0.0][0] == (0.0, 40)
+    d = r.to_dict()
+    assert d["memory_budget"] == 0.2 and d["batch_size"] == 111
+
+
+def test_budget_search_keeps_the_default_plan_when_recomputation_buys_no_batch():
+    from bessemer.bench.search import find_batch_and_budget
+    run, calls, config = _budget_curve({1.0: 20, 0.5: 20, 0.2: 20, 0.0: 20})
+    r = find_batch_and_budget(Workload(model="mlp"), "bessemer", 1000 + 20 * 100, config, run_probe=run)
+    assert r.batch_size == 100 and r.memory_budget == 1.0
+    assert not any(b in (0.5, 0.2) for b, _ in calls)      # nothing between probed
+
+
+def test_search_from_a_start_that_does_not_fit():
+    run, calls = _curve(1000, 37)
+    r = find_batch(Workload(model="mlp"), "eager", 1000 + 37 * 100, 4, run_probe=run, start=203)
+    assert r.batch_size == 100 and r.bracketed and calls[:2] == [200, 4]
+
+
 def test_learning_rate_rules():
     assert scaled_learning_rate(32, 8, 1e-3, "linear") == pytest.approx(4e-3)
     assert scaled_learning_rate(32, 8, 1e-3, "sqrt") == pytest.approx(2e-3)
@@ -81,6 +124,8 @@ def test_limits_parse():
     (["mlp", "--memory-limit", "1GiB", "--modes", "eager,jax"], "unknown mode"),
     (["nosuchmodel", "--memory-limit", "1GiB"], "unknown model"),
     (["mlp", "--memory-limit", "plenty"], "--memory-limit"),
+    (["mlp", "--memory-limit", "1GiB", "--memory-budget", "most"], "--memory-budget.*fraction in \\[0, 1\\] or auto"),
+    (["mlp", "--memory-limit", "1GiB", "--memory-budget", "auto", "--modes", "eager"], "no bessemer"),
 ])
 def test_bad_input_is_one_line(capsys, argv, message):
     assert bessemer_main(["tune", *argv]) == 2

@@ -35,9 +35,12 @@ convolutions, attention, other ATen calls or large reductions. A smaller budget
 (a fraction of the default plan's saved bytes, or bytes) is met by scaling the
 recompute costs down, the expensive kinds allowed, until the saved bytes fit:
 a bisection over that scale. A budget below what any cut saves (0.0) takes the
-least memory the graph allows: of the cuts across the scales, the one whose
-backward holds the fewest bytes at its fullest point (saving less is not holding
-less when the backward recomputes a chain of layers all at once).
+least memory the graph allows: of the cuts across the scales, and of the cuts that
+keep every s-th value of the forward's trunk (the values every path of large values
+from the batch to the loss passes through: a transformer's residual stream) and
+recompute everything between, matmuls included, as checkpointing each layer does, the
+one whose backward holds the fewest bytes at its fullest point (saving less is not
+holding less when the backward recomputes a chain of layers all at once).
 
 Regions of user code under `torch.utils.checkpoint` keep their meaning: their
 values are recomputed, not saved (a region boundary feeding the next region is
@@ -333,10 +336,11 @@ class _Network:
             return (1.0 + UNWRITTEN_SAVE_SHARE) * nbytes(n)
         return float(nbytes(n))
 
-    def solve(self, scale: Optional[float]) -> _Cut:
+    def solve(self, scale: Optional[float], pinned: frozenset = frozenset()) -> _Cut:
         """scale None: the default plan (expensive kinds banned, cheap ones at their cost).
         Else every kind but the never-recomputed ones is allowed: cheap ones at
-        cost * min(scale, 1), expensive ones at cost * scale."""
+        cost * min(scale, 1), expensive ones at cost * scale. `pinned` forward values are
+        never recomputed (saved where the backward reads them)."""
         import networkx as nx
 
         j = self.j
@@ -362,7 +366,7 @@ class _Network:
                 continue
             elif n in j.forward:
                 if k.never or policy == "save" or n in self.boundaries or (scale is None and k.banned) \
-                        or n in self.compared:
+                        or n in self.compared or n in pinned:
                     G.add_edge("source", i)
                 elif k.cost > 0:
                     c = k.cost if scale is None else k.cost * (scale if k.banned else min(scale, 1.0))
@@ -392,6 +396,84 @@ class _Network:
             elif o in G and o not in reach and G.has_edge(i, o):
                 saved.append(n)
         return _Cut(saved, sink_side, _saved_bytes(saved, self.static_inputs))
+
+
+    def trunk(self, sources: Optional[set] = None) -> list:
+        """The forward's trunk: the values every path of large values from the batch to where
+        they end (the head that reduces them to the loss) passes through: a transformer's
+        residual stream between its layers and inside them, a CNN's activations between its
+        blocks; in graph order. Values under 1/16 of the largest batch-dependent value (masks,
+        position ids, row statistics) are left out of the paths, so a small side input reaching
+        every layer does not hide the trunk."""
+        import networkx as nx
+        j = self.j
+        # a tuple (attention's outputs) passes its inputs' paths on to its items
+        if sources is None:         # the inputs that are not parameters
+            sources = {p for p in j.primals if p not in self.static_inputs}
+        fwd = [n for n in j.g.nodes if n in j.forward and n.op != "output" and not is_sym(n)
+               and (n.op != "placeholder" or n in sources)]
+        if not fwd:
+            return []
+        batch: set = set()          # values that depend on the batch (not on parameters alone)
+        for n in fwd:
+            if n in sources or any(a in batch for a in n.all_input_nodes):
+                batch.add(n)
+        if not batch:
+            return []
+        big = max(nbytes(n) for n in batch if is_tensor(n)) / 16
+        keep = {n for n in batch if is_tensor(n) and nbytes(n) >= big}
+        keep |= {n for n in batch if not is_tensor(n) and any(u in keep for u in n.users)}
+        G = nx.DiGraph()
+        G.add_node("S")
+        for n in keep:
+            if not any(a in keep for a in n.all_input_nodes):
+                G.add_edge("S", n)
+            for u in n.users:
+                if u in keep:
+                    G.add_edge(n, u)
+        for n in keep:      # where the large values end (a head reduces them to the small loss)
+            if not any(u in keep for u in n.users):
+                G.add_edge(n, "T")
+        if "T" not in G or not nx.has_path(G, "S", "T"):
+            return []
+        idom = nx.immediate_dominators(G, "S")
+        chain, v = [], idom.get("T")
+        while v is not None and v != "S":
+            chain.append(v)
+            v = idom.get(v)
+        return sorted((n for n in chain if isinstance(n, fx.Node) and n.op != "placeholder" and is_tensor(n)
+                       and self.kinds[n].kind != OpClass.VIEW), key=lambda n: j.order[n])
+
+    def trunk_pins(self, sources: Optional[set] = None) -> list:
+        """Candidate sets of trunk values to keep (TRUNK_STRIDES): every s-th value of the
+        trunk, and every s-th of those a matmul or other call reads (_feeds_a_call)."""
+        trunk = self.trunk(sources)
+        out, seen = [], set()
+        for values in (trunk, [n for n in trunk if self._feeds_a_call(n)]):
+            for stride in TRUNK_STRIDES:
+                pins = frozenset(values[stride - 1::stride])
+                if pins and pins not in seen:
+                    seen.add(pins)
+                    out.append(pins)
+        return out
+
+    def _feeds_a_call(self, n: fx.Node) -> bool:
+        """Does a matmul, convolution or other call the default plan never recomputes read n
+        (through views)? Such a value is written to memory in any plan, so keeping it costs
+        its bytes and no more; a pointwise value fused into its readers would be kept as the
+        inputs it is computed from."""
+        stack, seen = list(n.users), set()
+        while stack:
+            u = stack.pop()
+            if u in seen or u.op != "call_function":
+                continue
+            seen.add(u)
+            k = self.kinds.get(u, NO_KIND)
+            if k.kind == OpClass.VIEW:
+                stack.extend(u.users)
+            elif k.banned:
+                return True
+        return False
 
 
 def _saved_bytes(saved: Sequence[fx.Node], static_inputs: set) -> int:
@@ -603,17 +685,29 @@ def estimated_peak(bw: fx.GraphModule, static_inputs: set = frozenset()) -> int:
     saved values and gradients it is handed, each value it computes (a view lives in its
     base) until its last use, and its outputs (the gradients) to the end. Parameters
     handed in cost nothing: they live anyway."""
-    nodes = list(bw.graph.nodes)
-    root: dict = {}
+    return graph_peak(bw.graph, static_inputs)
+
+
+def graph_peak(g: fx.Graph, static_inputs: set = frozenset(), lowered: Optional[dict] = None) -> int:
+    """estimated_peak's walk over any graph (`static_inputs`: names of placeholders that cost
+    nothing). With `lowered` (lowered_ops()), a pointwise value no ATen call reads is taken
+    as fused into its readers, as the generated kernels compute it: it holds no memory, and
+    its readers hold its inputs instead."""
+    nodes = list(g.nodes)
+    roots: dict = {}        # node -> the storages reading it reads
     last: dict = {}
     for i, n in enumerate(nodes):
         if n.op == "call_function" and is_view(n) and n.all_input_nodes:
-            root[n] = root.get(n.all_input_nodes[0], n.all_input_nodes[0])
+            roots[n] = roots.get(n.all_input_nodes[0], {n.all_input_nodes[0]})
+        elif (lowered is not None and n.op == "call_function" and n.users and is_tensor(n)
+              and classify(n, lowered).kind == OpClass.POINTWISE and not materialized(n, lowered)):
+            roots[n] = set().union(*(roots.get(a, {a}) for a in n.all_input_nodes)) if n.all_input_nodes else set()
         else:
-            root[n] = n
+            roots[n] = {n}
         for a in n.all_input_nodes:
-            r = root.get(a, a)
-            last[r] = len(nodes) if n.op == "output" else max(last.get(r, -1), i)
+            for r in roots.get(a, {a}):
+                last[r] = len(nodes) if n.op == "output" else max(last.get(r, -1), i)
+    root = {n: n if roots[n] == {n} else None for n in nodes}
     live = peak = 0
     frees: dict = {}
     for r, i in last.items():
@@ -634,6 +728,10 @@ def estimated_peak(bw: fx.GraphModule, static_inputs: set = frozenset()) -> int:
 # has them all live at once there, so the least-memory plan is the one of these
 # whose estimated backward peak (estimated_peak) is lowest.
 LEAST_SCALES = tuple(2.0 ** e for e in range(-24, 13))
+# Every s-th trunk value kept for the least-memory candidates (partition's _search): 1 keeps
+# the most and recomputes the shortest segments; larger strides keep less and recompute
+# longer segments, all of whose values the backward then holds at once.
+TRUNK_STRIDES = (1, 2, 3, 4, 6, 8, 12, 16)
 
 
 def _search(net: _Network, target: int, peak_of: Callable[[_Cut], int]) -> tuple[_Cut, float, bool, int]:
@@ -651,6 +749,16 @@ def _search(net: _Network, target: int, peak_of: Callable[[_Cut], int]) -> tuple
             if frozenset(c.saved) not in seen:     # the same cut as a scale already tried
                 seen.add(frozenset(c.saved))
                 tried.append((peak_of(c), c.saved_bytes, k, c, sc))
+        # Recomputing from the batch alone holds every layer it recomputes until that
+        # layer's own gradient (the backward recomputes each value once, before its first
+        # use): so also the cuts that keep every s-th value of the forward's trunk and
+        # recompute only the segments between them, as checkpointing each block does.
+        for pins in net.trunk_pins():
+            c = net.solve(2.0 ** lo_exp, pins)
+            n += 1
+            if frozenset(c.saved) not in seen:
+                seen.add(frozenset(c.saved))
+                tried.append((peak_of(c), c.saved_bytes, len(tried), c, 2.0 ** lo_exp))
         _peak, _bytes, _k, best, sc = min(tried, key=lambda t: t[:3])
         return best, sc, True, n
     best, best_scale = least, 2.0 ** lo_exp
