@@ -38,7 +38,11 @@ from ..bench.search import (AUTO_BUDGETS, ModeResult, Probe, TuneError, Workload
                             mib, parse_limit, resolve_limit)
 
 PROG = "bessemer tune"
-MODES = ("eager", "inductor", "bessemer")
+MODES = ("eager", "inductor", "bessemer", "bessemer-step")
+DEFAULT_MODES = ("eager", "inductor", "bessemer")
+# the modes bessemer compiles, whose memory budget --memory-budget sets (bessemer-step: the
+# whole step as one program, bessemer.compile_step)
+COMPILED = ("bessemer", "bessemer-step")
 
 
 def _number(text: str) -> float:
@@ -72,7 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-limit", required=True, metavar="BYTES|auto",
                    help="bytes a training step may use (512MiB, 2GB, 1500000000), or auto: the free "
                         "memory of the GPU, or a share of the RAM available on a CPU")
-    p.add_argument("--modes", default=",".join(MODES), help="modes to tune (default: eager,inductor,bessemer)")
+    p.add_argument("--modes", default=",".join(DEFAULT_MODES),
+                   help="modes to tune, of eager, inductor, bessemer, bessemer-step (bessemer.compile_step) "
+                        "(default: eager,inductor,bessemer)")
     p.add_argument("--multiple-of", type=positive, default=1, metavar="N",
                    help="batch sizes are multiples of N (default 1)")
     p.add_argument("--memory-budget", type=_budget_arg, metavar="F|auto",
@@ -126,8 +132,9 @@ def _check(argv):
     rule = check_scaling(args.lr_rule, args.reference_batch, args.reference_lr, args.warmup_steps)
     config = TrainingCompilerConfig.from_env()
     if args.memory_budget == "auto":
-        if "bessemer" not in modes:
-            raise TuneError("--memory-budget auto: searches the bessemer mode's budget; --modes has no bessemer")
+        if not any(m in COMPILED for m in modes):
+            raise TuneError("--memory-budget auto: searches a bessemer mode's budget; --modes has neither "
+                            "bessemer nor bessemer-step")
         if config.partitioner != "bessemer":
             raise TuneError(f"--memory-budget auto: the memory budget applies to partitioner='bessemer', "
                             f"the config has partitioner={config.partitioner!r}")
@@ -182,13 +189,13 @@ def _run(args, workload: Workload, modes: list, rule: Optional[str], device: tor
                              ("TRITON_CACHE_DIR", "triton")):
                 env[var] = os.path.join(cache, mode, sub)
             env["BESSEMER_COMPILER_CONFIG"] = config.to_json()
-            if mode == "bessemer" and args.memory_budget == "auto":
+            if mode in COMPILED and args.memory_budget == "auto":
                 results[mode] = find_batch_and_budget(workload, mode, limit, config, AUTO_BUDGETS, args.multiple_of,
                                                       device, env, args.timeout, args.max_probes, said, log)
             else:
                 results[mode] = find_batch(workload, mode, limit, args.multiple_of, device, env, args.timeout,
                                            args.max_probes, said, log)
-    lead = "bessemer" if "bessemer" in results else modes[0]
+    lead = next((m for m in ("bessemer", "bessemer-step") if m in results), modes[0])
     lr = warmup = None
     if rule:
         lr = scaled_learning_rate(results[lead].batch_size, args.reference_batch, args.reference_lr, rule)

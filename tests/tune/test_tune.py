@@ -125,7 +125,7 @@ def test_limits_parse():
     (["nosuchmodel", "--memory-limit", "1GiB"], "unknown model"),
     (["mlp", "--memory-limit", "plenty"], "--memory-limit"),
     (["mlp", "--memory-limit", "1GiB", "--memory-budget", "most"], "--memory-budget.*fraction in \\[0, 1\\] or auto"),
-    (["mlp", "--memory-limit", "1GiB", "--memory-budget", "auto", "--modes", "eager"], "no bessemer"),
+    (["mlp", "--memory-limit", "1GiB", "--memory-budget", "auto", "--modes", "eager"], "neither bessemer nor bessemer-step"),
 ])
 def test_bad_input_is_one_line(capsys, argv, message):
     assert bessemer_main(["tune", *argv]) == 2
