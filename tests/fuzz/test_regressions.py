@@ -506,3 +506,15 @@ def test_seed_41219_a_float_to_integer_conversion_is_not_folded_into_a_truncatio
         Input((1, 2, 3), 'float32', seed=2638016, special=True),
         Input((1, 1, 1), 'float32', seed=2638017, special=True),
     ], seed=41219)
+
+
+def test_seed_42820_one_hot_is_contiguous_as_eagers():
+    """Seed 42820 (and 33208): eager's one_hot is contiguous whatever its index's layout; the
+    traced form had the index's (permuted) layout, so a reshape of it copied where eager's is
+    a view of the result, and the program returned two buffers for eager's one."""
+    def prog(a0):
+        v0 = F.one_hot(a0.clamp(0, 4), 5)
+        return (v0.reshape(-1,), v0, v0.contiguous())
+    assert_like_eager(prog, [
+        Input((1, 2, 2, 1), 'int64', layout='t0321', seed=2740480),
+    ], seed=42820)

@@ -40,6 +40,7 @@ from bessemer.compiler.lowering import pooling
 from bessemer.compiler.runtime import graph_call as runtime
 from bessemer.compiler.capture import tangents
 from bessemer.compiler.capture import tangent_layout
+from bessemer.compiler.capture.eager_layouts import eager_layouts
 from bessemer.compiler.codegen import backends
 from bessemer.compiler.codegen.build import BuildError
 from bessemer.compiler.lowering.lower import PADDING_BACKWARDS, UPSAMPLE_OPS
@@ -574,7 +575,7 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
         seen.append(shapes)
         cached = graph_cache.enabled(be.config)
         aot = aots.get(cached) or aots.setdefault(cached, be.aot(cached))
-        with aten_upsampling(), tangent_layout.dense_tangents_for_overlapping_outputs():
+        with aten_upsampling(), eager_layouts(), tangent_layout.dense_tangents_for_overlapping_outputs():
             if cached:
                 with graph_cache.active(be):
                     fn = aot(gm, example_inputs, **kwargs)

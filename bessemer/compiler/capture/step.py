@@ -60,6 +60,7 @@ import torch
 from torch.func import functional_call
 
 from bessemer.config import TrainingCompilerConfig, resolve_config
+from bessemer.compiler.capture.eager_layouts import eager_layouts
 from bessemer.compiler.optim_rules import hyper as _hyper, update as _update
 
 log = logging.getLogger("bessemer")
@@ -197,7 +198,8 @@ class _StepProgram:
             flat += lrs
             flat += leaves
             return self.direct(flat)
-        out = self.compiled(params, buffers, states, lrs, args, kwargs)
+        with eager_layouts():
+            out = self.compiled(params, buffers, states, lrs, args, kwargs)
         self.direct = self._direct_fn(params, buffers, states, lrs, args, kwargs, leaves)
         return out
 
