@@ -271,11 +271,13 @@ def rematerialize(gm: fx.GraphModule, budget: BudgetT = 1.0) -> int:
         if target is not None and cut.saved_bytes > target:
             # the largest recompute scale whose cut keeps at most the target; below what any
             # cut keeps, the one the step holds least at its fullest point
-            cut, _scale, least, _n = _search(net, target, lambda c: c.saved_bytes)
-            if least:
+            fewest = net.solve(LEAST_SCALES[0])     # recomputing costs next to nothing
+            if fewest.saved_bytes > target:
                 net.boundaries = checkpointed
-                cut = _least_held(g, j, net, cut)
+                cut = _least_held(g, j, net, fewest)
                 net.boundaries = checkpointed | starts
+            else:
+                cut = _search(net, target, lambda c: c.saved_bytes)[0]
     except PartitionError as e:
         log.debug("bessemer: the step's graph keeps its forward values: %s", e)
         return 0
