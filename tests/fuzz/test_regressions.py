@@ -518,3 +518,21 @@ def test_seed_42820_one_hot_is_contiguous_as_eagers():
     assert_like_eager(prog, [
         Input((1, 2, 2, 1), 'int64', layout='t0321', seed=2740480),
     ], seed=42820)
+
+
+def test_seed_44937_a_member_read_back_through_a_slice_and_its_pad():
+    """Seed 44937: `v2[:, :, 1:63] += 1` over v2 = where(...) laid out transposed: the update's
+    kernel read the where's value through the slice and the slice_scatter's pad, i.e. under
+    the pad's condition, where the value computed for the element outside it was not reused;
+    it loaded the kernel's own store, which the transposing tile writes only after the loop."""
+    def prog(a0, a1, a2):
+        v0 = a0.transpose(1, -1)
+        v1 = torch.where(a1, a2, v0)
+        v2 = v1 * 1
+        v2[:, :, 1:63] += 1
+        return (v2, v1)
+    assert_like_eager(prog, [
+        Input((1, 64, 16), 'float32', seed=2875968),
+        Input((1, 1, 64), 'bool', seed=2875970),
+        Input((17, 1, 1), 'float32', grad=True, seed=2875971),
+    ], seed=44937)

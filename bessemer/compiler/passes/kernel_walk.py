@@ -140,6 +140,11 @@ class Walker:
         key = (n, _norm(m, n.shape), self.guard)
         if key in cache:
             return cache[key]
+        if self.guard and (n, key[1], ()) in cache:
+            # computed for this element outside any pad's condition (a member of this kernel,
+            # read back through a slice and its pad): valid under the condition too. A load
+            # instead would read the kernel's own store before it is written
+            return cache[(n, key[1], ())]
         hoisted = False
         if self.hoist is not None and not top:
             if self._invariant(n, m) and self._guard_invariant():
