@@ -536,3 +536,16 @@ def test_seed_44937_a_member_read_back_through_a_slice_and_its_pad():
         Input((1, 1, 64), 'bool', seed=2875970),
         Input((17, 1, 1), 'float32', grad=True, seed=2875971),
     ], seed=44937)
+
+
+def test_seed_45981_integer_powers_wrap_around_as_eagers():
+    """Seed 45981: an int64 power was computed in double and converted back (int64's minimum
+    squared gave int64's maximum; eager's integer arithmetic wraps to 0). Integer powers are
+    squarings in integers now, negative exponents as ATen's powi."""
+    def prog(a0, a1):
+        v0 = a0.long()
+        return (v0 ** 2, v0 ** a1, a1 ** a1.clamp(max=0), (a1.int() * 37) ** 5, a1.to(torch.uint8) ** 3)
+    assert_like_eager(prog, [
+        Input((1, 1, 2), 'float32', seed=2942786, special=True),
+        Input((3, 1, 2), 'int64', low=-3, high=40, seed=2942787),
+    ], seed=45981)

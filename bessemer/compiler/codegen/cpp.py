@@ -121,6 +121,15 @@ template <typename T> static inline T remainder_i(T a, T b) {
   T m = a % b; if (m != 0 && ((b < 0) != (m < 0))) m += b; return m;
 }
 template <typename T> static inline T sign_(T a) { return (T)((a > 0) - (a < 0)); }
+// an integer to an integer power as ATen's powi computes it: by squaring, wrapping around as
+// eager's integer arithmetic does (computed in uint64, truncated to T); a negative exponent
+// gives 1 for 1, +-1 for -1 and 0 otherwise
+template <typename T> static inline T powi_(T a, T b) {
+  if (b < 0) return (T)(a == 1 ? 1 : (a == -1 ? ((b % 2) ? -1 : 1) : 0));
+  uint64_t r = 1, x = (uint64_t)(int64_t)a, e = (uint64_t)(int64_t)b;
+  while (e) { if (e & 1) r *= x; x *= x; e >>= 1; }
+  return (T)r;
+}
 // a float to a 32- or 64-bit integer as this CPU's truncating conversion gives it (what eager's
 // kernels return): NaN and values out of range are the type's minimum, x86's "integer
 // indefinite". Written out, the conversion is defined, so gcc cannot fold a conversion back

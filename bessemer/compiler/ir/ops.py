@@ -145,7 +145,7 @@ for _name, _cmp in (("maximum", ">"), ("minimum", "<")):
         triton={"float": f"tl.where(({{a}} {_cmp} {{b}}) | ({{a}} != {{a}}), {{a}}, {{b}})",
                 "any": f"tl.where({{a}} {_cmp} {{b}}, {{a}}, {{b}})"})
 _op("pow", 2, cost=T, fold=torch.pow,
-    cpp={"float": "pow{f}({a}, {b})", "any": "(({ct})std::pow((double){a}, (double){b}))"},
+    cpp={"float": "pow{f}({a}, {b})", "any": "powi_<{ct}>(({ct}){a}, ({ct}){b})"},
     triton={"float": "libdevice.pow({A}, {B})",
             "any": "libdevice.pow(({A}).to(tl.float64), ({B}).to(tl.float64)).to({ct})"})
 _op("atan2", 2, cost=T, **_any("atan2{f}({a}, {b})", "libdevice.atan2({A}, {B})"))
