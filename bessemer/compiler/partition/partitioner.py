@@ -397,7 +397,6 @@ class _Network:
                 saved.append(n)
         return _Cut(saved, sink_side, _saved_bytes(saved, self.static_inputs))
 
-
     def trunk(self, sources: Optional[set] = None) -> list:
         """The forward's trunk: the values every path of large values from the batch to where
         they end (the head that reduces them to the loss) passes through: a transformer's
@@ -407,9 +406,9 @@ class _Network:
         every layer does not hide the trunk."""
         import networkx as nx
         j = self.j
-        # a tuple (attention's outputs) passes its inputs' paths on to its items
         if sources is None:         # the inputs that are not parameters
             sources = {p for p in j.primals if p not in self.static_inputs}
+        # a tuple (attention's outputs) passes its inputs' paths on to its items
         fwd = [n for n in j.g.nodes if n in j.forward and n.op != "output" and not is_sym(n)
                and (n.op != "placeholder" or n in sources)]
         if not fwd:
@@ -420,7 +419,7 @@ class _Network:
                 batch.add(n)
         if not batch:
             return []
-        big = max(nbytes(n) for n in batch if is_tensor(n)) / 16
+        big = max((nbytes(n) for n in batch if is_tensor(n)), default=0) / 16
         keep = {n for n in batch if is_tensor(n) and nbytes(n) >= big}
         keep |= {n for n in batch if not is_tensor(n) and any(u in keep for u in n.users)}
         G = nx.DiGraph()
