@@ -182,6 +182,11 @@ def _line(probes: list[Probe], lo: Probe, hi: Optional[Probe]) -> Optional[tuple
     return a.peak_bytes - slope * a.batch, slope
 
 
+def _judged(p: Probe, limit_bytes: int) -> Probe:
+    p.fits = not p.oom and p.peak_bytes is not None and p.peak_bytes <= limit_bytes
+    return p
+
+
 def find_batch(workload: Workload, mode: str, limit_bytes: int, multiple_of: int = 1,
                device: Union[str, torch.device] = "cpu", env: Optional[dict] = None, timeout_s: float = 1800.0,
                max_probes: int = MAX_PROBES, on_probe: Callable[[str, Probe], None] = lambda mode, p: None,
@@ -195,8 +200,7 @@ def find_batch(workload: Workload, mode: str, limit_bytes: int, multiple_of: int
     probes: list[Probe] = []
 
     def measure(b: int) -> Probe:
-        p = run_probe(workload, mode, b, device, env, timeout_s, log_path)
-        p.fits = not p.oom and p.peak_bytes is not None and p.peak_bytes <= limit_bytes
+        p = _judged(run_probe(workload, mode, b, device, env, timeout_s, log_path), limit_bytes)
         probes.append(p)
         on_probe(mode, p)
         return p
@@ -268,9 +272,11 @@ def find_batch_and_budget(workload: Workload, mode: str, limit_bytes: int, confi
     budgets = sorted(dict.fromkeys(budgets), reverse=True)
     base = dict(os.environ if env is None else env)
 
+    def env_for(b: float) -> dict:
+        return dict(base, **{ENV_CONFIG: config.replace(memory_budget=b).to_json()})
+
     def search(b: float, start: Optional[int] = None) -> ModeResult:
-        e = dict(base, **{ENV_CONFIG: config.replace(memory_budget=b).to_json()})
-        return find_batch(workload, mode, limit_bytes, multiple_of, device, e, timeout_s, max_probes,
+        return find_batch(workload, mode, limit_bytes, multiple_of, device, env_for(b), timeout_s, max_probes,
                           lambda m, p: on_probe(f"{m} (memory_budget {b:g})", p), log_path, run_probe, start)
 
     top = search(budgets[0])
@@ -282,9 +288,8 @@ def find_batch_and_budget(workload: Workload, mode: str, limit_bytes: int, confi
         if least.batch_size > top.batch_size:
             chosen, chosen_budget = least, budgets[-1]
             for b in budgets[1:-1]:
-                e = dict(base, **{ENV_CONFIG: config.replace(memory_budget=b).to_json()})
-                p = run_probe(workload, mode, least.batch_size, torch.device(device), e, timeout_s, log_path)
-                p.fits = not p.oom and p.peak_bytes is not None and p.peak_bytes <= limit_bytes
+                p = _judged(run_probe(workload, mode, least.batch_size, torch.device(device), env_for(b),
+                                      timeout_s, log_path), limit_bytes)
                 on_probe(f"{mode} (memory_budget {b:g})", p)
                 found[b] = p
                 if p.fits:

@@ -10,12 +10,13 @@ that returns both gets two buffers where eager returns one).
   one_hot   zeros(shape).scatter_(-1, x, 1):        (x.unsqueeze(-1) == arange(C)).to(long):
             contiguous                              x's layout (a permuted x: permuted)
 
-The replacement computes the same values from a contiguous index, so the result is
+The replacement calls torch's kernel with a contiguous index, so the result is
 contiguous as eager's is.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import torch
 
@@ -23,15 +24,14 @@ aten = torch.ops.aten
 _KEY = torch._C.DispatchKey.CompositeImplicitAutograd
 
 
-def _one_hot(self: torch.Tensor, num_classes: int = -1) -> torch.Tensor:
-    if num_classes == -1:
-        num_classes = int(self.max().item()) + 1
-    aten._assert_async.msg(torch.all(self >= 0), "one_hot: Class values must be non-negative.")
-    aten._assert_async.msg(torch.all(self < num_classes), "one_hot: Class values must be smaller than num_classes.")
-    index = self.contiguous().unsqueeze(-1)
-    return (index == torch.arange(num_classes, dtype=self.dtype, device=self.device)).to(torch.int64)
+def _one_hot(original):
+    """torch's one_hot of a contiguous index: the same values, eager's layout."""
+    def one_hot(self: torch.Tensor, num_classes: int = -1) -> torch.Tensor:
+        return original(self.contiguous(), num_classes)
+    return one_hot
 
 
+# op -> a function of torch's kernel for it giving the replacement
 _REPLACED = {aten.one_hot.default: _one_hot}
 
 
@@ -39,9 +39,10 @@ _REPLACED = {aten.one_hot.default: _one_hot}
 def eager_layouts():
     """The ops above traced in eager's layout, for the duration of a trace."""
     saved = []
-    for op, fn in _REPLACED.items():
-        saved.append((op, op.py_kernels.get(_KEY)))
-        op.py_kernels[_KEY] = fn
+    for op, replacement in _REPLACED.items():
+        old = op.py_kernels.get(_KEY)
+        saved.append((op, old))
+        op.py_kernels[_KEY] = replacement(old or functools.partial(op._op_dk, _KEY))
         op._dispatch_cache.clear()
     try:
         yield
