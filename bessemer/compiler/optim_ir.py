@@ -262,11 +262,15 @@ def compile_program(call: IRCall, config, name: str) -> Program:
     # What aot_function does at its first call, less the call: fake inputs, the trace, the compile.
     flat_fn, _ = create_tree_flattened_fn(fn, tuple(args), {})
     fake_mode, shape_env = aot.construct_fake_mode(args, aot_config)
-    fake_args, act_input_indices = aot.process_inputs(args, aot_config, fake_mode, shape_env)
+    fake_args = aot.process_inputs(args, aot_config, fake_mode, shape_env)
+    act_input_indices = None
+    if isinstance(fake_args, tuple):   # torch 2.13: (fake args, the activations' indices)
+        fake_args, act_input_indices = fake_args
     descs = [aot.PlainAOTInput(i) for i in range(len(fake_args))]
     with torch.no_grad(), contextlib.ExitStack() as stack:
         state = aot.create_aot_state(stack, flat_fn, fake_args, descs, aot_config, fake_mode, shape_env)
-        state.fw_metadata.act_input_indices = act_input_indices
+        if act_input_indices is not None:
+            state.fw_metadata.act_input_indices = act_input_indices
         capture = aot.aot_stage1_graph_capture(state, flat_fn)
         compiled, _ = aot.aot_stage2_compile(state, capture, aot.default_partition, compile_graph,
                                              compile_graph, compile_graph)

@@ -37,8 +37,8 @@ def dense_tangents_for_overlapping_outputs() -> Iterator[None]:
     before = vars(MemoryFormatMeta)["from_tensor"]
     original = before.__func__
 
-    def from_tensor(t: torch.Tensor, force_use_memory_format: bool = False):
-        meta = original(t, force_use_memory_format)
+    def from_tensor(t: torch.Tensor, *args, **kwargs):   # torch 2.13 added force_use_memory_format
+        meta = original(t, *args, **kwargs)
         if (meta is not None and meta.stride is not None and t.layout == torch.strided
                 and not t._has_symbolic_sizes_strides and may_overlap(t)):
             return MemoryFormatMeta(memory_format=torch._prims_common.suggest_memory_format(t))
