@@ -48,6 +48,12 @@ def _boxed(fn: Callable) -> Callable:
     return lambda args: fn(*args)
 
 
+def _has_tangent(o) -> bool:
+    """Whether an output's gradient is a tangent of the backward (torch before 2.13 has no
+    requires_grad_for_backward: there it is requires_grad)."""
+    return getattr(o, "requires_grad_for_backward", o.requires_grad)
+
+
 class _Graph:
     """What the direct call needs of one compiled graph, read from AOTAutograd's metadata."""
 
@@ -62,7 +68,7 @@ class _Graph:
         self.n_out = k + len(m.output_info)
         self.saved = m.tensors_saved_for_backwards_with_vc_check_slice
         self.non_diff = tuple(range(k)) + tuple(k + i for i, o in enumerate(m.output_info) if not o.requires_grad)
-        self.with_grads = tuple(k + i for i, o in enumerate(m.output_info) if o.requires_grad_for_backward)
+        self.with_grads = tuple(k + i for i, o in enumerate(m.output_info) if _has_tangent(o))
         self.deterministic = m.deterministic
 
     @property
@@ -108,7 +114,7 @@ def _why_not(cls: type, args: tuple) -> Optional[str]:
         return "sizes or untracked values saved for the backward"
     if m.dynamic_outputs or m.grad_enabled_mutation is not None:
         return "dynamic outputs, or a change of grad mode"
-    n_grads = sum(1 for o in m.output_info if o.requires_grad_for_backward)
+    n_grads = sum(1 for o in m.output_info if _has_tangent(o))
     if len(m.subclass_tangent_meta) != n_grads or not all(
             isinstance(t, PlainTensorMeta) for t in m.subclass_tangent_meta):
         return "tangents that are not plain tensors"
