@@ -381,6 +381,7 @@ _ALLOWED = {
     ("torch.fx.graph_module", "reduce_graph_module"),
     ("torch._subclasses.functional_tensor", "FunctionalTensor"),
 }
+_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format", "strided")
 _ALLOWED_MODULES = ("torch._dynamo.source", "torch._functorch._aot_autograd.", "bessemer.compiler.")
 
 
@@ -399,6 +400,11 @@ class _EntryUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) == ("torch.storage", "_load_from_bytes"):
             return _load_tensor_bytes
+        if module in ("torch", "torch._utils") and name.rpartition(".")[2] in _FORMATS:
+            # torch 2.11 writes a memory format as a dotted name in torch._utils
+            obj = super().find_class(module, name)
+            if isinstance(obj, (torch.memory_format, torch.layout)):
+                return obj
         if (module, name) in _ALLOWED or (module.startswith(_ALLOWED_MODULES) and not name.startswith("__")):
             obj = super().find_class(module, name)
             if (module, name) in _ALLOWED or isinstance(obj, type) or module.startswith("bessemer."):

@@ -310,8 +310,10 @@ def capture(fn: Callable, args: tuple, kwargs: dict, backend: Callable, config):
         # Sequential) through a wrapper frame, whose guards on the module cannot be read back
         raise Unstorable(f"the forward ({traced_function(fn).__qualname__}) is torch's own")
     guard_filter = _Filter(fn)
-    opt = torch.compile(fn, backend=_storing_backend(backend), fullgraph=True, dynamic=config.dynamic,
-                        options={"guard_filter_fn": guard_filter})
+    # on by default from torch 2.13; torch 2.11 has the capture behind this flag
+    with torch._dynamo.config.patch(enable_aot_compile=True):
+        opt = torch.compile(fn, backend=_storing_backend(backend), fullgraph=True, dynamic=config.dynamic,
+                            options={"guard_filter_fn": guard_filter})
     return opt.aot_compile((args, kwargs)), guard_filter
 
 
