@@ -98,3 +98,38 @@ def test_optimizer_on_gpu_runs_a_triton_update(kernel_cache):
     runner = fused_step_of(opt)
     assert runner.ir_groups == 10 and {p.backend for p in runner.programs.values()} == {"triton"}
     torch.testing.assert_close(lc, le, rtol=1e-4, atol=0)
+
+
+def test_compile_step_trains_like_eager_on_gpu():
+    """bessemer.compile_step on CUDA: forward, loss, backward, clipping and the AdamW update as
+    one program of Triton kernels, step for step as eager's loop (losses, gradient norms,
+    trained parameters and the optimizer's state)."""
+    def build():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.LayerNorm(128), torch.nn.GELU(),
+                                   torch.nn.Linear(128, 10)).cuda()
+
+    def loss_fn(model, x, y):
+        return torch.nn.functional.cross_entropy(model(x), y)
+
+    me, mc = build(), build()
+    oe, oc = _adamw(me), _adamw(mc)
+    step = bessemer.compile_step(mc, oc, loss_fn, max_grad_norm=0.5, fallback="error", graph_cache=False)
+    g = torch.Generator().manual_seed(1)
+    for _ in range(5):
+        x, y = torch.randn(32, 64, generator=g).cuda(), torch.randint(0, 10, (32,), generator=g).cuda()
+        oe.zero_grad(set_to_none=True)
+        le = loss_fn(me, x, y)
+        le.backward()
+        ne = torch.nn.utils.clip_grad_norm_(me.parameters(), 0.5)
+        oe.step()
+        lc = step(x, y)
+        torch.testing.assert_close(lc, le.detach(), rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(step.grad_norm, ne, rtol=1e-5, atol=1e-6)
+    assert step.compiled_steps == 5 and step.eager_steps == 0
+    assert step.backend.compiled and all(cg.backend == "triton" for cg in step.backend.compiled)
+    for (n, pe), pc in zip(me.named_parameters(), mc.parameters()):
+        torch.testing.assert_close(pc, pe, rtol=1e-5, atol=1e-6, msg=n)
+    for pe, pc in zip(me.parameters(), mc.parameters()):
+        for k in oe.state[pe]:
+            torch.testing.assert_close(oc.state[pc][k], oe.state[pe][k], rtol=1e-5, atol=1e-6, msg=k)
