@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bf16-models dropout-models demo test test-full fuzz bench tested-models small-models conv-nets venv clean
+.PHONY: bf16-models dropout-models demo test test-full test-torch211 fuzz bench tested-models small-models conv-nets venv clean
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(BIN)/pip || $(PY) -m venv --clear $(VENV)
@@ -18,6 +18,20 @@ venv: $(STAMP)
 # (training jobs, Ray workers, a second compiler process), so a third worker fills the idle core
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 3 --durations=25 tests
+
+# The compile paths' tests under torch 2.11, the oldest torch pyproject.toml allows and the one
+# GPU images ship: a second environment (torch 2.11's wheel with its CUDA libraries, about 5 GB),
+# the rest of requirements-dev.txt as pinned. Not part of `test`.
+VENV211 := .venv-torch211
+$(VENV211)/.installed: requirements-dev.txt
+	test -x $(VENV211)/bin/pip || $(PY) -m venv --clear $(VENV211)
+	grep -v '^torch==' requirements-dev.txt > $(VENV211)/requirements.txt
+	$(VENV211)/bin/python -m pip install -q torch==2.11.0 -r $(VENV211)/requirements.txt
+	touch $@
+
+test-torch211: $(VENV211)/.installed
+	PYTHONPATH=. $(VENV211)/bin/python -m pytest -q -n 3 -p no:cacheprovider tests/compiler tests/models \
+		tests/optim tests/ops/test_ops_triton.py
 
 # every case of the long tables (all OpInfo ops on both backends; a fixed spread in `test`) and
 # the tests marked `full` (longer variants of cases `test` covers)
