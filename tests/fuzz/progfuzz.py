@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import linecache
 import math
+import weakref
 import re
 import traceback
 from dataclasses import dataclass, field
@@ -197,9 +198,28 @@ def combine(programs: Sequence[Program]) -> Program:
 # ----------------------------------------------------------------------------------
 class Upcast(TorchFunctionMode):
     """Every floating dtype a program names, or gets by default (torch.ones(3)),
-    becomes float64: the float64 reference run."""
+    becomes float64: the float64 reference run.
 
-    _TO64 = {torch.Tensor.float, torch.Tensor.bfloat16, torch.Tensor.half, torch.Tensor.double}
+    A cast keeps its aliasing: `a.float()` of a bfloat16 input is a copy in eager, so it is
+    one here too, although the float64 input needs no conversion (a view would let a later
+    in-place update of `a` change what the cast's result saved for the backward). `nominal`
+    gives the inputs' dtypes in the program; a cast's result gets the dtype it names."""
+
+    _CASTS = {torch.Tensor.float: torch.float32, torch.Tensor.bfloat16: torch.bfloat16,
+              torch.Tensor.half: torch.float16, torch.Tensor.double: torch.float64}
+
+    def __init__(self, nominal: Sequence[tuple[torch.Tensor, torch.dtype]] = ()):
+        super().__init__()
+        self._nominal: dict[int, tuple] = {}     # id -> (weak reference, dtype): tensors compare by value
+        for t, dt in nominal:
+            self._note(t, dt)
+
+    def _note(self, t: torch.Tensor, dt: torch.dtype) -> None:
+        self._nominal[id(t)] = (weakref.ref(t), dt)
+
+    def _dtype_of(self, t: torch.Tensor) -> Optional[torch.dtype]:
+        ref, dt = self._nominal.get(id(t), (None, None))
+        return dt if ref is not None and ref() is t else None
 
     def __enter__(self):
         self._default = torch.get_default_dtype()
@@ -212,10 +232,24 @@ class Upcast(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func in self._TO64:
-            return args[0].to(torch.float64)
-        up = lambda a: torch.float64 if isinstance(a, torch.dtype) and a.is_floating_point else a  # noqa: E731
-        return func(*[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
+        target = self._CASTS.get(func)
+        if func is torch.Tensor.to:
+            target = next((a for a in (*args[1:], kwargs.get("dtype")) if isinstance(a, torch.dtype)), None)
+        if target is not None and target.is_floating_point and isinstance(args[0], torch.Tensor):
+            x = args[0]
+            out = x.to(torch.float64) if func in self._CASTS else func(
+                x, *[self._up(a) for a in args[1:]], **{k: self._up(v) for k, v in kwargs.items()})
+            was = self._dtype_of(x)
+            if out is x and was is not None and was != target:
+                out = out.clone()
+            if out is not x:
+                self._note(out, target)
+            return out
+        return func(*[self._up(a) for a in args], **{k: self._up(v) for k, v in kwargs.items()})
+
+    @staticmethod
+    def _up(a):
+        return torch.float64 if isinstance(a, torch.dtype) and a.is_floating_point else a
 
 
 @dataclass
@@ -257,7 +291,7 @@ def run(fn: Callable, specs: Sequence[Input], seed: int, mode: str = "eager") ->
     stage = "forward"
     try:
         if upcast:
-            with Upcast():
+            with Upcast(nominal=[(x, DTYPES[sp.dtype]) for x, sp in zip(inputs, specs)]):
                 outs = _flat(fn(*inputs))
         else:
             outs = _flat(fn(*inputs))

@@ -549,3 +549,24 @@ def test_seed_45981_integer_powers_wrap_around_as_eagers():
         Input((1, 1, 2), 'float32', seed=2942786, special=True),
         Input((3, 1, 2), 'int64', low=-3, high=40, seed=2942787),
     ], seed=45981)
+
+
+def test_seed_46910_the_float64_truth_keeps_a_casts_copy():
+    """Seed 46910: eager's bf16 softmax rounds one element the wrong way (0.0546875 for a true
+    0.0548301), bessemer's the right way; the float64 truth that judges such a difference failed
+    to run: under the upcast, `a1.float()` of a float64 input returned a1 itself, which the
+    later `masked_fill_` changed under the multiplication's saved value. The truth run now
+    copies where the program's cast copies."""
+    def prog(a0, a1, a2, a3, a4):
+        v23 = a1.float().mul(a0)
+        a1[:-1:3, :, :, :].masked_fill_(a2, 0)
+        v38 = F.softmax(a3, 0)
+        v40 = a4.float().mul(v38)
+        return (v23, v40)
+    assert_like_eager(prog, [
+        Input((1, 1, 1, 1), 'float32', grad=True, seed=3002560),
+        Input((1, 7, 17, 4), 'bfloat16', seed=3002561),
+        Input((), 'bool', seed=3002562),
+        Input((5, 2), 'bfloat16', grad=True, seed=3002753),
+        Input((5, 2), 'bfloat16', seed=3002754),
+    ], seed=46910)
