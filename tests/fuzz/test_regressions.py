@@ -570,3 +570,21 @@ def test_seed_46910_the_float64_truth_keeps_a_casts_copy():
         Input((5, 2), 'bfloat16', grad=True, seed=3002753),
         Input((5, 2), 'bfloat16', seed=3002754),
     ], seed=46910)
+
+
+def test_seed_48160_a_bf16_clamp_rounds_its_bound():
+    """Seed 48160: clamp(a, max=0.7) of a bf16 `a` is 0.69921875 in eager (computed with 0.7,
+    rounded to bf16); the fused kernel took the minimum as exact in bf16 and went on with 0.7,
+    so asin of it rounded up, to a value equal to `a`, and minimum's backward split the
+    gradient of that tie. An exact-in-bf16 op with a constant outside bf16 now rounds."""
+    def prog(a0):
+        v31 = torch.clamp(a0, min=-0.5, max=0.7)
+        v32 = torch.asin(v31)
+        v34 = torch.minimum(v32, a0)
+        return (v34,)
+    assert_like_eager(prog, [
+        Input((3, 17, 1, 2), 'bfloat16', grad=True, seed=3082560),
+    ], seed=48160)
+    f = compile_fn(lambda a: torch.where(a > 0, a, 0.1).exp(), Target("auto"))
+    a = torch.randn(64, dtype=torch.bfloat16)
+    assert torch.equal(f(a), torch.where(a > 0, a, 0.1).exp())

@@ -328,7 +328,8 @@ class Walker:
             args = tuple(self.expr(a, m, lines, cache) for a in n.args)
             code = Op(n.op, args, n.dtype, tuple(a.dtype for a in n.args))
             rounded = n.op == "cast"     # a cast to bf16 / fp16 rounds by itself
-            if n.dtype in LOW_FLOATS and not (n.op in OPS and OPS[n.op].exact_in_low):
+            if n.dtype in LOW_FLOATS and not (n.op in OPS and OPS[n.op].exact_in_low
+                                              and all(_low_exact_arg(a, n.dtype) for a in n.args)):
                 # A bf16/fp16 op is computed in fp32 and rounded to its type at once, as
                 # eager rounds each op's result. So a value is the same whether it is
                 # stored or stays in registers, and a forward value the backward
@@ -339,7 +340,8 @@ class Walker:
             t = self.new_tmp()
             lines.append(Let(t, n.dtype, code))
             if rounded:
-                # not every exact_in_low op: where(c, x, 0.1) holds the constant 0.1 as it is
+                # not every exact_in_low op: maximum(x, y) of two bf16 values is one of them,
+                # but is not noted
                 self._note_exact(t, n.dtype)
             return Temp(t)
         if n.kind == Kind.PAD:
@@ -531,3 +533,19 @@ def _flat(t):
             yield from _flat(y)
         else:
             yield y
+
+
+def _low_exact_arg(a: Node, dt: torch.dtype) -> bool:
+    """Whether an argument of an exact_in_low op of bf16 / fp16 dtype dt holds one of dt's values.
+    A constant holds the scalar as the program wrote it (eager's kernels compute with the scalar
+    in float: clamp(x, max=0.7) of a bf16 x is 0.7 rounded to bf16, 0.69921875), and an iota
+    its integers, which may lie between dt's values; every other value is dt's already."""
+    if a.kind == Kind.IOTA:
+        return False
+    if a.kind != Kind.CONST:
+        return True
+    try:
+        v = float(a.value)
+    except (TypeError, ValueError):   # a symbolic value
+        return False
+    return v != v or v in (float("inf"), float("-inf")) or torch.tensor(v, dtype=torch.float64).to(dt).item() == v
