@@ -588,3 +588,27 @@ def test_seed_48160_a_bf16_clamp_rounds_its_bound():
     f = compile_fn(lambda a: torch.where(a > 0, a, 0.1).exp(), Target("auto"))
     a = torch.randn(64, dtype=torch.bfloat16)
     assert torch.equal(f(a), torch.where(a > 0, a, 0.1).exp())
+
+
+def test_seed_45054_layer_norms_backward_at_an_infinite_gradient():
+    """Seed 45054: an infinite incoming gradient (a1 holds inf) through layer_norm's backward:
+    eager's CPU kernel (dx = rstd * dy * gamma + b * x + c, b and c per row) gives NaN across
+    the row, torch's decomposition (N * dy - sum(dy) - x_hat * sum(dy * x_hat)) left two
+    elements infinite. The backward follows ATen's formula now."""
+    def prog(a0, a1):
+        v0 = F.layer_norm(a0, (5,))
+        v4 = a1 * v0
+        return (v4,)
+    assert_like_eager(prog, [
+        Input((10, 1, 5), 'float32', grad=True, seed=2883457, special=True),
+        Input((1, 1, 5), 'float32', seed=2883460, special=True),
+    ], seed=45054)
+
+    def with_affine(a0, w, b, a1):
+        return (a1 * F.layer_norm(a0, (3, 5), w, b),)
+    assert_like_eager(with_affine, [
+        Input((4, 3, 5), 'float32', grad=True, seed=11),
+        Input((3, 5), 'float32', grad=True, seed=12, special=True),
+        Input((3, 5), 'float32', grad=True, seed=13),
+        Input((4, 1, 1), 'float32', seed=14, special=True),
+    ], seed=45054)

@@ -24,6 +24,10 @@ every dtype:
                         oneDNN            AVX-512 CPUs (GELU_NAN_AT_INF, probed at import);
                                           a strided or one-element tensor takes torch's
 
+  layer norm backward   NaN across the row    N*dy - sum(dy) - x_hat*sum(dy*x_hat): an
+                        at an infinite dy     element can stay infinite (and the rounding
+                        (ATen: rstd*dy*g      differs everywhere)
+                        + b*x + c per row)
   batch norm output     x * alpha + beta  (x - mean) * rstd * weight + bias: at an infinite
                         (alpha, beta per  weight, eager's inf - inf is NaN where torch's is
                         channel)          +-inf (and the rounding differs everywhere)
@@ -41,7 +45,7 @@ from torch import Tensor
 from torch._decomp import get_decompositions
 from torch._decomp.decompositions import pw_cast_for_opmath
 from torch._prims_common import get_computation_dtype
-from torch.fx.experimental.symbolic_shapes import guard_or_true
+from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true
 
 aten = torch.ops.aten
 
@@ -169,6 +173,54 @@ def batch_norm_no_training(input, weight, bias, running_mean, running_var, momen
     return _batch_norm(input, weight, bias, running_mean, running_var, False, momentum, eps)[:3]
 
 
+def native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shape: list, mean: Tensor,
+                               rstd: Tensor, weight, bias, output_mask: list) -> tuple:
+    """Layer norm's backward as ATen's CPU kernel computes it: per row of N elements,
+    ds = sum(dy * gamma * x) and db = sum(dy * gamma), then
+    dx = rstd * dy * gamma + b * x + c with b = (db * mean - ds) * rstd^3 / N and
+    c = -b * mean - db * rstd / N (in float for a bf16 input). torch's decomposition computes
+    x_hat = (x - mean) * rstd and N * dy - sum(dy) - x_hat * sum(dy * x_hat): where dy holds
+    an infinity, eager's inf - inf is NaN across the row where torch's leaves some elements
+    infinite (and the rounding differs everywhere). The weight's and bias's gradients as
+    ATen's: sums over the rows of dy * (x - mean) * rstd and of dy. On a GPU, torch's."""
+    if input.device.type != "cpu":
+        return _torch_layer_norm_backward()(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                                            output_mask)
+    compute = get_computation_dtype(input.dtype)
+    axis = input.dim() - len(normalized_shape)
+    inner = list(range(axis, input.dim()))
+    outer = list(range(axis))
+    n = 1
+    for s in input.shape[axis:]:
+        n *= s
+    if guard_or_false(n == 0) or any(guard_or_false(s == 0) for s in input.shape[:axis]):
+        return (input.new_zeros(input.shape) if output_mask[0] else None,
+                input.new_zeros(input.shape[axis:]) if output_mask[1] and weight is not None else None,
+                input.new_zeros(input.shape[axis:]) if output_mask[2] and bias is not None else None)
+    dy, x = grad_out.to(compute), input.to(compute)
+    shape = tuple(mean.shape) + (1,) * (input.dim() - mean.dim())
+    mean_, rstd_ = mean.to(compute).reshape(shape), rstd.to(compute).reshape(shape)
+    dx = dw = db_ = None
+    if output_mask[0]:
+        dy_g = dy if weight is None else dy * weight.to(compute)
+        ds = torch.sum(dy_g * x, inner, keepdim=True)
+        db = torch.sum(dy_g, inner, keepdim=True)
+        b = (db * mean_ - ds) * rstd_ * rstd_ * rstd_ * (1.0 / n)
+        c = -b * mean_ - db * rstd_ * (1.0 / n)
+        dx = ((rstd_ * dy if weight is None else rstd_ * dy * weight.to(compute)) + b * x + c).to(input.dtype)
+    if output_mask[1] and weight is not None:
+        dw = dy * (x - mean_) * rstd_
+        dw = (torch.sum(dw, outer) if outer else dw).to(weight.dtype)
+    if output_mask[2] and bias is not None:
+        db_ = (torch.sum(dy, outer) if outer else dy.clone()).to(bias.dtype)
+    return dx, dw, db_
+
+
+@functools.cache
+def _torch_layer_norm_backward():
+    return get_decompositions([aten.native_layer_norm_backward])[aten.native_layer_norm_backward.default]
+
+
 def table() -> dict:
     """These decompositions by overload, to lay over torch's table."""
     return {aten._native_batch_norm_legit_functional.default: batch_norm_functional,
@@ -181,4 +233,5 @@ def table() -> dict:
             aten.hardshrink_backward.default: hardshrink_backward,
             aten.hardshrink.default: hardshrink,
             aten.hardswish_backward.default: hardswish_backward,
-            aten.elu_backward.default: elu_backward}
+            aten.elu_backward.default: elu_backward,
+            aten.native_layer_norm_backward.default: native_layer_norm_backward}

@@ -152,9 +152,12 @@ def _chain_starts(j: _Joint, net: _Network) -> set:
     and the work besides. So they are kept, and what the backward recomputes ends at them:
     the LayerNorm outputs and activations between a kept value and a matmul. The trade: the
     stream's values are kept (one per block and layer), where a cut by bytes alone would
-    keep the matmul outputs it rebuilds them from. bert-base-uncased at scale small, whole
-    step: planned peak 69.3 -> 61.3 MiB; tests/compiler/test_step_remat.py shows it on a
-    post-norm stack."""
+    keep the matmul outputs it rebuilds them from. It matters where a norm's backward reads a
+    value computed from the stream for the backward alone (x - mean: a norm written in ops,
+    torch's LayerNorm backward on a GPU); nn.LayerNorm's backward on a CPU is ATen's formula,
+    which reads the stream itself, and a cut by bytes keeps it anyway (bert-base-uncased at
+    scale small, batch 8, whole step: 62.3 MiB planned with the rule or without).
+    tests/compiler/test_step_remat.py shows it on a post-norm stack of such norms."""
     nodes = list(j.g.nodes)
     # where the backward reads a value: the count of never-recomputed calls before the
     # backward node reading it, or before the first backward node reading a node computed
