@@ -612,3 +612,18 @@ def test_seed_45054_layer_norms_backward_at_an_infinite_gradient():
         Input((3, 5), 'float32', grad=True, seed=13),
         Input((4, 1, 1), 'float32', seed=14, special=True),
     ], seed=45054)
+
+
+def test_seed_51225_a_flips_copy_before_a_matmul_stays():
+    """Seed 51225: the backward's matmul read a flipped value through the flip as a view (the
+    copy that simplify drops before a matmul), with a negative stride no torch tensor has:
+    a1.grad held uninitialized memory (3.7e-41 against eager's -1.36). The flip's copy stays."""
+    def prog(a0, a1):
+        v0 = F.log_softmax(a0, dim=-2)
+        v1 = v0.flip(1)
+        v2 = torch.matmul(v1, a1)
+        return (v2,)
+    assert_like_eager(prog, [
+        Input((2, 2), 'float32', grad=True, seed=3278400),
+        Input((2, 1), 'float32', grad=True, seed=3278401),
+    ], seed=51225)

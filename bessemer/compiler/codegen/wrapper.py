@@ -15,6 +15,7 @@ from typing import Any, Optional
 import torch
 
 from bessemer.compiler.ir.graph import Kind, Node
+from bessemer.compiler.ir.loops import CodegenError
 from bessemer.compiler.ir.symbolic import Dim
 from bessemer.compiler.ir.schedule import Kernel, MemoryPlan, Schedule
 from bessemer.compiler.ir.views import contiguous_strides, is_contiguous, layout_of, may_overlap
@@ -54,6 +55,9 @@ class WrapperWriter:
         if lay is None:
             raise RuntimeError(f"{n.name} has no memory")
         base, st, off = lay
+        if any(isinstance(x, int) and x < 0 for x in st):
+            # a view reading backwards (a flip) is no torch tensor: simplify keeps its copy
+            raise CodegenError(f"{n.name} reads its buffer backwards (strides {tuple(st)}): ATen needs a copy")
         if base is n:
             return self.var(n)
         base_st = tuple(layout_of(base, self.sched.realized)[1])

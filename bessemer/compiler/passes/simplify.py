@@ -402,8 +402,9 @@ def matmul_reads_memory(g: Graph) -> Graph:
             _reads_only(u) or (u.kind == Kind.VIEW and only_matmuls(u)) for u in us)
     mapping: dict[Node, Node] = {}
     for n in g.nodes:
+        # (a flip's copy stays: ATen cannot read the flip as a view)
         if _is_cast(n) and n.attrs.get("keep") and n.dtype == n.args[0].dtype and \
-                layout_of(n.args[0]) is not None and only_matmuls(n):
+                layout_of(n.args[0]) is not None and not reads_backwards(n.args[0]) and only_matmuls(n):
             mapping[n] = n.args[0]
     g.replace_uses(mapping)
     return g
