@@ -207,7 +207,7 @@ class Walker:
             elif x.kind == Kind.POINTWISE:
                 if not (x.op == "cast" and x.args[0].dtype == x.dtype):   # a copy is its argument
                     cost += ROW_HOIST_MIN_OPS if x.op in OPS and is_transcendental(x.op) else 1
-                    if x.dtype in LOW_FLOATS and not (x.op in OPS and OPS[x.op].exact_in_low):
+                    if _rounds(x):
                         cost += 1
                 stack += [(a, xm) for a in x.args]
         return cost >= ROW_HOIST_MIN_OPS
@@ -328,8 +328,7 @@ class Walker:
             args = tuple(self.expr(a, m, lines, cache) for a in n.args)
             code = Op(n.op, args, n.dtype, tuple(a.dtype for a in n.args))
             rounded = n.op == "cast"     # a cast to bf16 / fp16 rounds by itself
-            if n.dtype in LOW_FLOATS and not (n.op in OPS and OPS[n.op].exact_in_low
-                                              and all(_low_exact_arg(a, n.dtype) for a in n.args)):
+            if _rounds(n):
                 # A bf16/fp16 op is computed in fp32 and rounded to its type at once, as
                 # eager rounds each op's result. So a value is the same whether it is
                 # stored or stays in registers, and a forward value the backward
@@ -533,6 +532,13 @@ def _flat(t):
             yield from _flat(y)
         else:
             yield y
+
+
+def _rounds(n: Node) -> bool:
+    """Whether the pointwise n, of bf16 / fp16 dtype, rounds its fp32 result to that dtype: all
+    but an exact_in_low op whose arguments are all values of the dtype."""
+    return n.dtype in LOW_FLOATS and not (n.op in OPS and OPS[n.op].exact_in_low
+                                          and all(_low_exact_arg(a, n.dtype) for a in n.args))
 
 
 def _low_exact_arg(a: Node, dt: torch.dtype) -> bool:
