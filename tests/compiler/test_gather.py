@@ -424,7 +424,7 @@ def test_gathered_loads_match_golden(target):
 
 def test_printers_spell_the_gathered_load():
     src, _ = cpp.render(fuse(fold_views(rel_gather())), cores=2)
-    # staged by a scalar loop (kernel_plan_cpp.STAGE_MAX), summed by the vector loop after it
+    # staged by a scalar loop (cpp_loops.STAGE_MAX), summed by the vector loop after it
     assert "stage0[r0 - 0] = b1[(32*o0 + 8*o1) + (int64_t)(t3) * 1];" in src
     assert "acc_r19 += (double)stage0[r0 - 0];" in src
     tsrc, _ = triton.render(fuse(fold_views(rel_gather())))

@@ -367,7 +367,7 @@ STMTS = {
     L.Store: _store,
     L.ScatterAdd: _scatter_add,
     L.StageDecl: lambda s, pad: [f"{pad}{compute_type(s.dtype)} stage{s.stage}[{s.size}];"],
-    L.StageStore: lambda s, pad: [f"{pad}stage{s.stage}[{s.var} - {s.start}] = {expr(s.value)};"],
+    L.StageStore: lambda s, pad: [f"{pad}stage{s.stage}[{s.position()}] = {expr(s.value)};"],
     L.TileDecl: lambda s, pad: [f"{pad}{storage_type(s.dtype)} tile{s.tile}[{s.shape[0]}][{s.shape[1]}];"],
     L.TileStore: lambda s, pad: [f"{pad}{expr(s.ref)} = {stored(s.dtype, expr(s.value), s.exact)};"],
     L.AccDecl: _acc_decl,

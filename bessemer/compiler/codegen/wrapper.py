@@ -63,9 +63,10 @@ class WrapperWriter:
         base_st = tuple(layout_of(base, self.sched.realized)[1])
         if tuple(base.shape) == tuple(n.shape) and tuple(st) == base_st and off == 0:
             return self.var(base)
-        perm = _permutation(tuple(base.shape), base_st, tuple(n.shape), tuple(st)) if off == 0 else None
-        if perm is not None:   # the base's own dims reordered (a transpose): cheaper than as_strided
-            return f"{self.var(base)}.permute({perm!r})"
+        if not _static(n.shape, st) and off == 0:
+            perm = _permutation(tuple(base.shape), base_st, tuple(n.shape), tuple(st))
+            if perm is not None:   # the base's own dims reordered (a transpose), sizes unknown here
+                return f"{self.var(base)}.permute({perm!r})"
         return f"_as_strided({self.var(base)}, {tuple(n.shape)!r}, {tuple(st)!r}, {off})"
 
     def arg_expr(self, a: Any) -> str:
@@ -137,17 +138,16 @@ class WrapperWriter:
                         d = src.name
                         if d in self.conditional:
                             d = f"({d} if {d}_sole else torch.empty_like({d}))"
-                        self.emit(f"{m.name} = {_viewed(d, src, m)}")
+                        self.emit(f"{m.name} = {_viewed(d, src, m, sched.realized)}")
                     elif m in plan.reuse:
                         old = plan.reuse[m]
                         if old in sched.realized and old.dtype == m.dtype and old.numel() == m.numel():
-                            self.emit(f"{m.name} = {_viewed(old.name, old, m)}; del {old.name}")
+                            self.emit(f"{m.name} = {_viewed(old.name, old, m, sched.realized)}; del {old.name}")
                         else:                 # another dead storage of the same size class
                             src = old.name
                             if src in self.conditional:
                                 src = f"({src} if {src}_sole else _spare({src}))"
-                            self.emit(f"{m.name} = _reuse({src}, {tuple(m.shape)!r}, {_dt(m.dtype)}); "
-                                      f"del {old.name}")
+                            self.emit(f"{m.name} = _reuse({src}, {_empty_args(m)}); del {old.name}")
                     else:
                         self.emit(f"{m.name} = _empty({_empty_args(m)})")
                 self.emit(self.backend.call(ks, [a.name for a in ks.args]))
@@ -294,15 +294,29 @@ def _permutation(base_shape: tuple, base_stride: tuple, shape: tuple, stride: tu
     return tuple(perm)
 
 
-def _viewed(name: str, src: Node, n: Node) -> str:
+def _viewed(name: str, src: Node, n: Node, realized=frozenset()) -> str:
     """`name` (src's memory) viewed with n's shape and dtype: the tensor itself where both
     agree. An in-place write may take a buffer of another dtype of the same element size
-    (a float gradient over a saved int32 exponent): its bits are then read as n's dtype."""
+    (a float gradient over a saved int32 exponent): its bits are then read as n's dtype.
+    Static sizes over a contiguous src: the view is made with the runtime's `_as_strided`
+    (about 0.7 us against 1.5 us for `Tensor.view`, which goes through the dispatcher and
+    checks the strides at run time; the program knows them)."""
     if src.dtype != n.dtype:
         name = f"{name}.view({_dt(n.dtype)})"
     if tuple(src.shape) == tuple(n.shape):
         return name
+    lay = layout_of(src, realized) if src.dtype == n.dtype else None
+    if lay is not None and lay[0] is src and lay[2] == 0 and _static(src.shape, lay[1]) \
+            and _static(n.shape, ()) and is_contiguous(src.shape, lay[1]):
+        shape = tuple(n.shape)
+        return f"_as_strided({name}, {shape!r}, {contiguous_strides(shape)!r}, 0)"
     return f"{name}.view({tuple(n.shape)!r})"
+
+
+def _static(shape, stride) -> bool:
+    """Whether every size and stride is a number (no symbol): the program may then spell
+    a view out instead of asking torch to work it out at run time."""
+    return all(type(x) is int for x in (*shape, *stride))
 
 
 def _layout_call(expr: str, n: Node) -> str:

@@ -305,14 +305,19 @@ class StageDecl:
 
 @dataclass(frozen=True)
 class StageStore:
-    """stage`stage`[var - start] = value (a gathered load)."""
+    """stage`stage`[var - start] = value (a gathered load); with `index`, stage`stage`[index]
+    (a value per element of a staged kernel's inner loops, kernel_plan_staged)."""
     stage: int
     var: str
     start: Any
     value: Any
+    index: Optional[Index] = None
+
+    def position(self) -> str:
+        return self.index.format() if self.index is not None else f"{self.var} - {self.start}"
 
     def format_lines(self, ind: str) -> list[str]:
-        return [f"{ind}stage{self.stage}[{self.var} - {self.start}] = {self.value.format()}"]
+        return [f"{ind}stage{self.stage}[{self.position()}] = {self.value.format()}"]
 
 
 @dataclass(frozen=True)
@@ -595,7 +600,8 @@ class CppPlan:
     mode      "flat" (pointwise loops), "tiled" (a transposing pointwise kernel in tiles),
               "rows" (a reduction's rows in parallel), "columns" (column blocks in
               parallel), "columns-split" (each thread a range of rows, partial sums added),
-              "scatter" (a scatter into zeros: its rows in parallel)
+              "scatter" (a scatter into zeros: its rows in parallel), "staged" (a pointwise
+              kernel's per-block staged values, then its rows)
     loops     the merged loops: ((var, size), ...) outer first, then inner
     parallel  run on threads; `cond` its run-time condition when the work is symbolic;
               `collapse` the loops collapsed into one parallel iteration space

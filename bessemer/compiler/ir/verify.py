@@ -340,7 +340,10 @@ class _LoopCheck:
         elif isinstance(s, L.StageStore):
             if f"stage{s.stage}" not in vals:
                 self.fail(f"stage{s.stage} written before it is declared")
-            self.bound(s.var, vars_)
+            if s.index is not None:
+                self.index(s.index, vars_, vals)
+            else:
+                self.bound(s.var, vars_)
         elif isinstance(s, L.AccDecl):
             vals.add(s.name)
         elif isinstance(s, L.TileDecl):

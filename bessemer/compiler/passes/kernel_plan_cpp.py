@@ -12,6 +12,8 @@ In: one schedule Kernel. Out: a `LoopKernel` (ir/loops.py) with a `CppPlan`:
                  thread order)
   scatter        a scatter into zeros: rows in parallel, each row of the result zeroed
                  (a vector loop), then its row's values added at their indices in order
+  staged         a flat plan's innermost loop too short: the values the same along a
+                 middle dim staged per block of it (kernel_plan_staged.py)
 Column mode is tried first where it applies and gives way to rows when the outer dims do
 not merge into one loop: two walks of the kernel, each with its own Walker.
 """
@@ -25,18 +27,17 @@ import torch
 
 from bessemer.compiler.ir.graph import IndexMap, Kind
 from bessemer.compiler.ir.loops import (AccDecl, AccRef, BlockEnd, Const, CppPlan, Fold, FreeParts, Index, Indirect,
-                                        Let, Load, Loop, LoopKernel, NanRestore, Parallel, PartRef, Reduction,
-                                        ScatterAdd, Scope, StageDecl, StageRef, StageStore, Store, Temp, ThreadRegion,
-                                        TileDecl, TileRef, TileStore, WorkspaceStore, map_tree, walk)
+                                        Load, Loop, LoopKernel, NanRestore, Parallel, PartRef, Reduction, ScatterAdd,
+                                        Scope, Store, ThreadRegion, TileDecl, TileRef, TileStore, WorkspaceStore,
+                                        map_tree, walk)
 from bessemer.compiler.ir.ops import REDUCTIONS
 from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, outer_map
 from bessemer.compiler.ir.symbolic import Dim, hint
 from bessemer.compiler.ir.views import contiguous_strides
-from bessemer.compiler.passes.kernel_walk import DomainIndex, Walker, symbols_of
+from bessemer.compiler.passes import kernel_plan_staged
+from bessemer.compiler.passes.cpp_loops import loop_kernel, nest, parallel_for, parallel_if
+from bessemer.compiler.passes.kernel_walk import DomainIndex, Walker
 
-# Loops with fewer elements of work than this run on one thread: forking an OpenMP
-# team costs a few microseconds, about what 32K simple element updates take.
-PARALLEL_MIN_WORK = 32768
 
 # A pointwise kernel that reads a buffer transposed (contiguous along the second-to-last
 # loop, strided by at least TRANSPOSE_MIN_STRIDE elements along the last) and writes its
@@ -59,51 +60,6 @@ TRANSPOSE_TILE = (16, 32)
 # from merging into one loop whether it is hoisted or not, so any inner length takes it.
 
 
-def parallel_for(loops: list[tuple[str, object]], inner_simd: bool, cores: int, cond: tuple = (),
-                 vector: bool = True) -> Parallel:
-    """The OpenMP parallel loop over the outermost of `loops` (perfectly nested; the last
-    one carries its own `simd` when `inner_simd`). `vector=False`: the body holds its own
-    vector loops (a reduction kernel's rows), and the loop over rows is not one (gcc's
-    attempt to vectorize it as well costs 7% on a layer norm's rows).
-
-    A small outer loop (fewer than 4 iterations per core) leaves threads idle, so
-    the loops are collapsed into one parallel iteration space -- but only the loops
-    above a `simd` one: OpenMP requires collapsed loops to be perfectly nested, and
-    a pragma between them breaks that (gcc: "not enough for loops to collapse").
-    Keeping the vector loop out of the collapse trades some parallelism in a
-    two-loop nest with a tiny outer loop for the inner loop's vectorization."""
-    size = hint(loops[0][1])   # symbolic sizes: collapsing or not is correct either way
-    collapsible = len(loops) - 1 if inner_simd else len(loops)
-    collapse = collapsible if collapsible >= 2 and size < 4 * max(cores, 1) else 0
-    # a lone parallel loop is also the vector loop: without `simd` gcc does not
-    # vectorize the body OpenMP outlines
-    return Parallel(simd=len(loops) == 1 and vector, collapse=collapse, cond=cond)
-
-
-def parallel_if(work, extra: tuple = ()) -> tuple[bool, tuple]:
-    """(parallel or not, the run-time condition). Static sizes decide here; a symbolic
-    amount of work decides at run time (OpenMP's `if(parallel: ...)`), so one kernel
-    serves small and large shapes."""
-    if isinstance(work, Dim):
-        return True, ((work, ">=", PARALLEL_MIN_WORK),) + extra
-    return work >= PARALLEL_MIN_WORK, ()
-
-
-def nest(loops, body, parallel: Optional[Parallel] = None, simd: Optional[tuple] = None,
-         first: Optional[tuple] = None) -> list:
-    """`loops` ((var, size), ...) nested around `body`: the first `parallel` (when given), the
-    last a `simd` loop with those reduction clauses (unless it is the parallel one or simd is
-    None); the first over [first) when given."""
-    stmts = tuple(body)
-    for li in reversed(range(len(loops))):
-        v, size = loops[li]
-        par = parallel if li == 0 else None
-        sim = simd if li == len(loops) - 1 and par is None else None
-        lo, hi = first if (li == 0 and first) else (0, size)
-        stmts = (Loop(v, lo, hi, stmts, parallel=par, simd=sim),)
-    return list(stmts)
-
-
 def _innermost_kept(k: Kernel) -> bool:
     dims = [d for d, n in enumerate(k.shape) if n != 1]
     return bool(dims) and dims[-1] not in k.red
@@ -116,7 +72,12 @@ def lower_kernel(k: Kernel, sched: Schedule, cores: int) -> LoopKernel:
         # per-row values first; walked again without them where the loops turn out not to
         # suit them (a tiled kernel)
         lk = _pointwise(Walker(k, sched), cores, rows=True)
-        return lk if lk is not None else _pointwise(Walker(k, sched), cores, rows=False)
+        if lk is None:
+            lk = _pointwise(Walker(k, sched), cores, rows=False)
+        if kernel_plan_staged.inner_too_short(lk):
+            # an innermost loop of a few elements: staged per block of rows where it can be
+            return kernel_plan_staged.staged(Walker(k, sched), cores) or lk
+        return lk
     probe = Walker(k, sched)
     phases = probe.phases()
     outer_dims = [d for d in range(len(k.shape)) if d not in k.red and k.shape[d] != 1]
@@ -136,97 +97,6 @@ def lower_kernel(k: Kernel, sched: Schedule, cores: int) -> LoopKernel:
         # the outer dims do not merge into one loop (or the reads are not laid out along
         # them): row mode
     return _rows(Walker(k, sched), phases, cores)
-
-
-def _kernel(w: Walker, plan: CppPlan, body: list) -> LoopKernel:
-    body = stage_gathers(tuple(body))
-    return LoopKernel(w.k.name, w.param_list(), symbols_of(body), w.kind(), w.bytes_moved(), plan, body,
-                      nodes=tuple(w.params), writes=tuple(w.k.stores))
-
-
-# STAGE_MAX: a vector loop whose body holds gathered loads (an address with an indirect term)
-# stays scalar, all of it: gcc emits no vector gathers for this CPU's tuning (znver3 / AVX-512
-# here, -mtune-ctrl's gather flags included). So such a loop of at most STAGE_MAX iterations
-# (a static count) is split in two: a scalar loop computing the index values and loading the
-# gathered elements into stack arrays of the loop's length, then the vector loop over the
-# same range reading the arrays instead. The trade: a few KiB of stack per loop and each
-# gathered value written and read once through L1, for vectorizing what the loop computes on
-# them. DeBERTa small's relative-position scores (two gathers, two divisions and three adds per
-# element over [32, 128, 128]; AMD EPYC, 2 threads, 100 calls, three alternating runs): 0.47-0.51
-# ms median (best 0.46) scalar, 0.44-0.45 ms (best 0.43) staged; the staging loop itself, the
-# gathered loads and their index arithmetic, is the rest.
-STAGE_MAX = 1024
-
-
-def stage_gathers(stmts: tuple) -> tuple:
-    """`stmts` with each vector loop holding gathered loads split into a scalar loop staging
-    them and the vector loop reading them (STAGE_MAX)."""
-    counter = [0]
-
-    def visit(body):
-        out = []
-        for s in body:
-            if isinstance(s, Loop):
-                s = replace(s, body=tuple(visit(s.body)))
-                staged = _staged(s, counter)
-                if staged is not None:
-                    out.extend(staged)
-                    continue
-            elif isinstance(s, (ThreadRegion, Scope)):
-                s = replace(s, body=tuple(visit(s.body)))
-            out.append(s)
-        return out
-    return tuple(visit(stmts))
-
-
-def _temps(x) -> set:
-    return {t.name for t in walk(x) if isinstance(t, Temp)}
-
-
-def _staged(loop: Loop, counter: list) -> Optional[list]:
-    if loop.simd is None or loop.parallel is not None or not isinstance(loop.start, int) or \
-            not isinstance(loop.stop, int) or not 0 < loop.stop - loop.start <= STAGE_MAX:
-        return None
-    if not all(isinstance(s, (Let, Store, Fold)) for s in loop.body):
-        return None
-    gathered: list = []
-    for x in walk(loop.body):
-        if isinstance(x, Load) and x.indirect is not None and x not in gathered:
-            gathered.append(x)
-    if not gathered:
-        return None
-    # the statements the index values need, in body order
-    need = set().union(*(_temps(g.indirect.value) | _temps(g.cond) for g in gathered))
-    lets = {s.name: s for s in loop.body if isinstance(s, Let)}
-    stack = list(need)
-    while stack:
-        t = stack.pop()
-        if t in lets:
-            for u in _temps(lets[t].value) - need:
-                need.add(u)
-                stack.append(u)
-    ids = {}
-    for g in gathered:
-        ids[g] = counter[0]
-        counter[0] += 1
-    var, start, n = loop.var, loop.start, loop.stop - loop.start
-    decls = [StageDecl(ids[g], g.dtype, n) for g in gathered]
-    pre = [s for s in loop.body if isinstance(s, Let) and s.name in need] + \
-        [StageStore(ids[g], var, start, g) for g in gathered]
-
-    def unstage(x):
-        return StageRef(ids[x], var, start, x.dtype) if isinstance(x, Load) and x in ids else x
-    main = [map_tree(s, unstage) for s in loop.body]
-    # the index values' statements stay only where something else still reads them
-    kept: list = []
-    used: set = set()
-    for s in reversed(main):
-        if isinstance(s, Let) and s.name in need and s.name not in used:
-            continue
-        kept.append(s)
-        used |= _temps(s)
-    return decls + [Loop(var, start, loop.stop, tuple(pre), ctype=loop.ctype),
-                    replace(loop, body=tuple(reversed(kept)))]
 
 
 def _dims(k: Kernel):
@@ -288,8 +158,8 @@ def _pointwise(w: Walker, cores: int, rows: bool = False) -> Optional[LoopKernel
         # the per-row values inside the outer loops, before the innermost: the collapse
         # (parallel_for) covers only the outer loops, which stay perfectly nested
         inner = nest(loops_o[-1:], body, None, ())
-        return _kernel(w, plan, pre + nest(loops_o[:-1], list(w.relabel(row_pre, var_of)) + inner, pf, None))
-    return _kernel(w, plan, pre + nest(loops_o, body, pf, ()))
+        return loop_kernel(w, plan, pre + nest(loops_o[:-1], list(w.relabel(row_pre, var_of)) + inner, pf, None))
+    return loop_kernel(w, plan, pre + nest(loops_o, body, pf, ()))
 
 
 def _same_along(stmts: list, group: list[int], k: Kernel) -> bool:
@@ -391,7 +261,7 @@ def _tiled(w: Walker, loops_o, par: bool, cond: tuple, body, cores: int, pre: li
                      parallel=pf if not outer else None)
     stmts = pre + nest(outer, [tile_loop], pf)
     plan = CppPlan("tiled", tuple(loops_o), bool(pf), cond, pf.collapse if pf else 0, tile=TRANSPOSE_TILE)
-    return _kernel(w, plan, stmts)
+    return loop_kernel(w, plan, stmts)
 
 
 def _input_tiles(body: list, vj: str, vl: str, first: int, decls: list, shape: tuple) -> tuple[list, list]:
@@ -484,7 +354,7 @@ def _rows(w: Walker, phases, cores: int) -> LoopKernel:
             body += nest(loops_i, w.relabel(item[2], var_of), None, item[1])
     pf = parallel_for(loops_o, False, cores, cond, vector=False) if par and loops_o else None
     plan = CppPlan("rows", tuple(loops_o + loops_i), bool(pf), cond, pf.collapse if pf else 0)
-    return _kernel(w, plan, nest(loops_o, body, pf, None))
+    return loop_kernel(w, plan, nest(loops_o, body, pf, None))
 
 
 # -- scatter into zeros -------------------------------------------------------------------------------
@@ -527,7 +397,7 @@ def _scatter(w: Walker, cores: int) -> LoopKernel:
     par, cond = parallel_if(work)
     pf = parallel_for(loops_o, False, cores, cond, vector=False) if par and loops_o else None
     plan = CppPlan("scatter", tuple(loops_o + loops_i), bool(pf), cond, pf.collapse if pf else 0)
-    return _kernel(w, plan, nest(loops_o, body, pf, None))
+    return loop_kernel(w, plan, nest(loops_o, body, pf, None))
 
 
 # -- reductions: columns ---------------------------------------------------------------------------
@@ -613,7 +483,7 @@ def _columns(w: Walker, phases, cores: int, physical: bool = False) -> Optional[
         CB = 64
         stmts, par, cond = _column_blocks(blocks, ON, CB, loops_i, work, loops_b, cores)
     plan = CppPlan("columns-split" if split else "columns", (*loops_b, ("o0", ON), *loops_i), par, cond, cb=CB)
-    return _kernel(w, plan, stmts)
+    return loop_kernel(w, plan, stmts)
 
 
 def _reads_columns(w: Walker, col: int, inner_dims: list[int]) -> bool:

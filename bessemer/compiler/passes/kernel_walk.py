@@ -76,6 +76,9 @@ class Walker:
         # outer loops (`worth_hoisting`), go to `row_hoist` (statements, cache)
         self.row_hoist: Optional[tuple[list, dict]] = None
         self.row_dims: Optional[list] = None
+        # every value the same along `row_dims` goes to `row_hoist`, cheap or not (a staged
+        # kernel's per-channel values, kernel_plan_staged)
+        self.row_all = False
         self.inv_cache: dict = {}
         # temporaries holding a value of a bf16 / fp16 dtype exactly (rounded to it, or loaded):
         # name -> that dtype. A store of one into a buffer of that dtype needs no rounding.
@@ -180,7 +183,7 @@ class Walker:
             return False
         if not (self._invariant(n, m, self.row_dims) and self._guard_invariant(self.row_dims)):
             return False
-        return key in self.row_hoist[1] or self.worth_hoisting(n, m)
+        return key in self.row_hoist[1] or self.row_all or self.worth_hoisting(n, m)
 
     def worth_hoisting(self, n: Node, m: IndexMap) -> bool:
         """Is computing n at m once per row instead of once per element worth a value held
@@ -268,8 +271,10 @@ class Walker:
             r = True
         elif self.is_buffer(n) or n.kind == Kind.REDUCE:
             # a member this kernel stores is no value before its loops: a load hoisted there
-            # would read its buffer before the store (a 0-d kernel's every value is invariant)
-            r = n.kind != Kind.REDUCE and n not in self.k.stores and free_of_inner(self._read_rows(n, m))
+            # would read its buffer before the store (a 0-d kernel's every value is invariant);
+            # nor is a reduction this kernel computes. Another kernel's reduction is a buffer.
+            own = n.kind == Kind.REDUCE and (n in self.k.members or not self.is_buffer(n))
+            r = not own and n not in self.k.stores and free_of_inner(self._read_rows(n, m))
         elif n.kind == Kind.CONST:
             r = True
         elif n.kind == Kind.IOTA:
@@ -415,8 +420,9 @@ class Walker:
         return False
 
     # -- loops ----------------------------------------------------------------------------------
-    def merge(self, dims: list[int]) -> list[list[int]]:
-        """Merge adjacent loop dims d1, d2 when every access has coef[d1] == coef[d2] * size[d2]."""
+    def merge(self, dims: list[int], skip: frozenset = frozenset()) -> list[list[int]]:
+        """Merge adjacent loop dims d1, d2 when every access has coef[d1] == coef[d2] * size[d2]
+        (but those whose ids are in `skip`, made outside these loops)."""
         groups: list[list[int]] = []
         for d in dims:
             if groups:
@@ -425,7 +431,7 @@ class Walker:
                 ok = last == d - 1 or all(self.k.shape[x] == 1 for x in range(last + 1, d))
                 if ok:
                     for lin in self.lins:
-                        if lin.coef[last] != lin.coef[d] * self.k.shape[d]:
+                        if lin.id not in skip and lin.coef[last] != lin.coef[d] * self.k.shape[d]:
                             ok = False
                             break
                 if ok:

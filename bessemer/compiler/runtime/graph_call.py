@@ -45,8 +45,12 @@ def _as_strided(t: torch.Tensor, size: tuple, stride: tuple, offset: int) -> tor
     return t.as_strided(size, stride, t.storage_offset() + offset)
 
 
-def _reuse(t: torch.Tensor, size: tuple, dtype: torch.dtype) -> torch.Tensor:
-    """A contiguous tensor of `size` and `dtype` at the start of t's storage (at least as large)."""
+def _reuse(t: torch.Tensor, size: tuple, dtype: torch.dtype, stride: tuple = None) -> torch.Tensor:
+    """A contiguous tensor of `size` and `dtype` at the start of t's storage (at least as large).
+    `stride`: the contiguous strides of a static `size`; with t of that dtype the tensor is made
+    by `_as_strided` (about 0.7 us) rather than `set_` on a new empty tensor (about 3 us)."""
+    if stride is not None and t.dtype == dtype and _REINTERPRET is not None:
+        return _REINTERPRET(t, size, stride, -t.storage_offset())
     return torch.empty(0, dtype=dtype, device=t.device).set_(t.untyped_storage(), 0, size)
 
 
