@@ -627,3 +627,22 @@ def test_seed_51225_a_flips_copy_before_a_matmul_stays():
         Input((2, 2), 'float32', grad=True, seed=3278400),
         Input((2, 1), 'float32', grad=True, seed=3278401),
     ], seed=51225)
+
+
+def test_seed_51842_views_of_one_root_read_from_a_broadcast_input_stay_views():
+    """Seed 51842: `a0 * 1` of a broadcast input simplifies to the input itself, and each
+    output read from it was copied on its own (a broadcast input cannot be copied with its
+    strides): the slice returned beside it shared no memory with it, where eager's is a view
+    of it. Such outputs are written into one buffer at eager's strides and returned as views."""
+    def prog(a0):
+        v2 = a0 * 1
+        v3 = v2[..., ::2].unsqueeze(1)
+        return (v2, v3)
+    assert_like_eager(prog, [
+        Input((2, 1, 1), 'float32', layout='e', seed=3317888),
+    ], seed=51842)
+
+    def wider(a0):
+        v = a0 * 1
+        return (v, v[:, 1:], v.t())
+    assert_like_eager(wider, [Input((3, 4), 'float32', layout='e', seed=5)], seed=51842)

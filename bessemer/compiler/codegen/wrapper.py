@@ -197,7 +197,7 @@ class WrapperWriter:
             if base.kind != Kind.INPUT and owner.setdefault(base, root) == root:
                 exprs.append(self.tensor_expr(o))
                 continue
-            if any(st_ == 0 and n > 1 for st_, n in zip(base.stride or (), base.shape)):
+            if _broadcast_input(base):
                 # a broadcast input cannot be copied with its strides: this output alone
                 exprs.append(f"{self.tensor_expr(o)}.clone()")
                 continue
@@ -228,8 +228,8 @@ class WrapperWriter:
             for i in idx:
                 lay = layout_of(outs[i], self.sched.realized)
                 bases.add(_aliased_base(lay[0], self.sched.realized) if lay is not None else None)
-            if len(bases) == 1 and None not in bases:
-                continue
+            if len(bases) == 1 and None not in bases and not _broadcast_input(next(iter(bases))):
+                continue      # views of one buffer already (a broadcast input is copied per output)
             extent = 1 + max(off + sum((n - 1) * st for n, st in zip(shape, stride) if n > 0)
                              if 0 not in shape else off for shape, stride, off in (views[i] for i in idx))
             name = f"_join{idx[0]}"
@@ -268,6 +268,12 @@ class WrapperWriter:
 # with default strides): a result planned contiguous needs no layout check
 _CONTIGUOUS_RESULT = frozenset({torch.ops.aten.mm, torch.ops.aten.addmm, torch.ops.aten.bmm,
                                 torch.ops.aten.baddbmm})
+
+
+def _broadcast_input(n: Node) -> bool:
+    """An input with a broadcast dim (stride 0, more than one element): no copy of it keeps its
+    strides, so outputs reading it are copied one by one, or rejoined (`_rejoin`)."""
+    return n.kind == Kind.INPUT and any(st == 0 and size > 1 for st, size in zip(n.stride or (), n.shape))
 
 
 def _contiguous_at_every_size(n: Node) -> bool:
