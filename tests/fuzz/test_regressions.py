@@ -538,17 +538,24 @@ def test_seed_44937_a_member_read_back_through_a_slice_and_its_pad():
     ], seed=44937)
 
 
-def test_seed_45981_integer_powers_wrap_around_as_eagers():
+@pytest.mark.parametrize("backend", ["auto", "triton"])
+def test_seed_45981_integer_powers_wrap_around_as_eagers(backend):
     """Seed 45981: an int64 power was computed in double and converted back (int64's minimum
     squared gave int64's maximum; eager's integer arithmetic wraps to 0). Integer powers are
-    squarings in integers now, negative exponents as ATen's powi."""
+    squarings in integers now, negative exponents as ATen's powi; in C++ and in Triton."""
     def prog(a0, a1):
         v0 = a0.long()
         return (v0 ** 2, v0 ** a1, a1 ** a1.clamp(max=0), (a1.int() * 37) ** 5, a1.to(torch.uint8) ** 3)
     assert_like_eager(prog, [
         Input((1, 1, 2), 'float32', seed=2942786, special=True),
         Input((3, 1, 2), 'int64', low=-3, high=40, seed=2942787),
-    ], seed=45981)
+    ], seed=45981, backend=backend)
+
+    def large(a0):
+        # beyond 2**53, where a power through float64 is rounded
+        v = a0 + 3037000493
+        return (v * v, v ** 2, (a0 - 7) ** 3)
+    assert_like_eager(large, [Input((4, 3), 'int64', low=-9, high=9, seed=5)], seed=45981, backend=backend)
 
 
 def test_seed_46910_the_float64_truth_keeps_a_casts_copy():

@@ -155,6 +155,23 @@ def _remainder_i(a, b):
 
 
 @triton.jit
+def _powi(a, b):
+    # an integer to an integer power as ATen's powi computes it: by squaring in int64, wrapping
+    # around as eager's integer arithmetic does (the caller truncates to the result's type); a
+    # negative exponent gives 1 for 1, +-1 for -1 and 0 otherwise
+    x = a.to(tl.int64) + b.to(tl.int64) * 0
+    e = b.to(tl.int64) + a.to(tl.int64) * 0
+    r = x * 0 + 1
+    k = tl.where(e < 0, 0, e)
+    for _ in range(64):
+        r = tl.where((k & 1) != 0, r * x, r)
+        x = x * x
+        k = k >> 1
+    neg = tl.where(a.to(tl.int64) == 1, 1, tl.where(a.to(tl.int64) == -1, 1 - 2 * (e & 1), 0))
+    return tl.where(e < 0, neg, r)
+
+
+@triton.jit
 def _prod(a, b):
     return a * b
 

@@ -147,7 +147,7 @@ for _name, _cmp in (("maximum", ">"), ("minimum", "<")):
 _op("pow", 2, cost=T, fold=torch.pow,
     cpp={"float": "pow{f}({a}, {b})", "any": "powi_<{ct}>(({ct}){a}, ({ct}){b})"},
     triton={"float": "libdevice.pow({A}, {B})",
-            "any": "libdevice.pow(({A}).to(tl.float64), ({B}).to(tl.float64)).to({ct})"})
+            "any": "_powi({A}, {B}).to({ct})"})
 _op("atan2", 2, cost=T, **_any("atan2{f}({a}, {b})", "libdevice.atan2({A}, {B})"))
 _op("copysign", 2, **_any("copysign{f}({a}, {b})", "libdevice.copysign({A}, {B})"))
 _op("fmod", 2, cpp={"float": "fmod{f}({a}, {b})", "any": "({a} % {b})"},
