@@ -69,7 +69,7 @@ def staged(w: Walker, cores: int) -> Optional[LoopKernel]:
     while j >= 2 and inner_n * k.shape[dims[j - 1]] <= STAGED_INNER_MAX:
         inner_n *= k.shape[dims[j - 1]]
         j -= 1
-    if j == len(dims) or j < 1:
+    if j == len(dims):
         return None
     inner, mid, prefix = dims[j:], dims[j - 1], dims[:j - 1]
     if k.shape[mid] < STAGED_MIN_ROWS:
@@ -102,8 +102,9 @@ def staged(w: Walker, cores: int) -> Optional[LoopKernel]:
     lines = [map_tree(s, name_load) for s in lines]
     if any(isinstance(x, DomainIndex) and x.id in stage_ids for x in walk(tuple(lines))):
         return None   # an address of the per-row statements in the body (an iota, a pad's range)
+    read = {x.name for x in walk(tuple(lines)) if isinstance(x, Temp)}
     lets = {s.name: s for s in row_pre if isinstance(s, Let)}
-    used = [t for t in _temps_in(lines) if t in lets]
+    used = [t for t in lets if t in read]     # the per-row values the body reads, in their order
     if not used or len(used) > STAGED_MAX_VALUES:
         return None
     # the loops: the prefix dims merged as every access allows, the rows, and the inner dims,
@@ -150,11 +151,3 @@ def staged(w: Walker, cores: int) -> Optional[LoopKernel]:
                    pf.collapse if pf else 0)
     return loop_kernel(w, plan, stmts)
 
-
-def _temps_in(stmts) -> list:
-    """The temporaries `stmts` read, in order of first use."""
-    seen: dict = {}
-    for x in walk(tuple(stmts)):
-        if isinstance(x, Temp):
-            seen.setdefault(x.name)
-    return list(seen)
