@@ -172,7 +172,6 @@ class _Rewriter:
         return True
 
     def convolution(self, n: fx.Node) -> None:
-        g = self.g
         if n.target is aten.convolution.default:
             args = (self.channels_last(n.args[0]), self.channels_last(n.args[1]), *n.args[2:])
         else:

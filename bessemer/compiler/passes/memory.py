@@ -26,7 +26,6 @@ peak       The bytes of the storages the graph allocates itself (kernel buffers 
 """
 from __future__ import annotations
 
-import math
 from typing import Iterable, Optional
 
 import torch

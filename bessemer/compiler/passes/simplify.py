@@ -7,7 +7,6 @@ a rule looks at a pointwise node and returns the node to use instead, or None.
 from __future__ import annotations
 
 import math
-import operator
 from typing import Callable, Optional
 
 import torch
