@@ -22,6 +22,7 @@ _FALLBACKS = ("warn", "error")
 _PARTITIONERS = ("bessemer", "min_cut", "default")
 _PRECISIONS = ("fp32", "bf16", "fp16")
 _BACKENDS = ("auto", "cpp", "triton")
+_GEMMS = ("auto", "aten")
 
 
 def default_cache_dir() -> str:
@@ -78,6 +79,11 @@ class TrainingCompilerConfig:
                  later process with the same model and config skips AOTAutograd's
                  tracing, the partitioner and the pipeline (compiler/capture/graph_cache.py;
                  BESSEMER_GRAPH_CACHE=0 also turns it off)
+    gemm         "auto" (default): each large float32 matrix product on the CPU runs on
+                 ATen's BLAS or on oneDNN, whichever was measured faster for its sizes and
+                 layout when the graph compiled (oneDNN sums in its own order: results
+                 agree with eager's to float32 rounding); "aten": always ATen's, as eager
+                 (compiler/passes/gemm_choice.py)
     retain_host_memory  keep freed host (CPU) memory in the process for the next step
                  instead of returning it to the operating system and faulting it back in
                  page by page (glibc's malloc thresholds, compiler/runtime/hostmem.py); the
@@ -101,6 +107,7 @@ class TrainingCompilerConfig:
     graph_cache: bool = True
     pad_to_multiple_of: Optional[int] = None
     retain_host_memory: bool = True
+    gemm: str = "auto"
 
     def __post_init__(self):
         for name in ("enabled", "debug", "compile_optimizer", "cuda_graphs", "graph_cache",
@@ -122,6 +129,7 @@ class TrainingCompilerConfig:
                              f"not {self.partitioner!r}")
         _choice("precision", self.precision, _PRECISIONS)
         _choice("backend", self.backend, _BACKENDS)
+        _choice("gemm", self.gemm, _GEMMS)
         if self.dynamic not in (None, True, False):
             raise ValueError(f"TrainingCompilerConfig.dynamic must be None, True or False, got {self.dynamic!r}")
         p = self.pad_to_multiple_of

@@ -247,7 +247,7 @@ def compile_program(call: IRCall, config, name: str) -> Program:
         ddir = os.path.join(debug, "optimizer", name) if debug else None
         # verified as every graph is under BESSEMER_VERIFY=1 (the tests) and with a debug folder
         cg = Pipeline(config.resolved_cache_dir(), ddir, name, config.backend,
-                      verify=os.environ.get(ENV_VERIFY) == "1").run(gm, example_inputs, "error")
+                      verify=os.environ.get(ENV_VERIFY) == "1", gemm=config.gemm).run(gm, example_inputs, "error")
         cg.fn._boxed_call = True
         built.append(cg)
         return cg.fn

@@ -11,6 +11,8 @@
                  the input by the kernel computing it, after every reader of the old value
     plan_memory  the step order that lowers the peak; liveness; outputs written in place
                  over dying inputs, dead storages handed to new buffers; the planned peak
+    gemm_choice  each large float32 CPU matrix product on ATen's BLAS or oneDNN, whichever
+                 was measured faster for its sizes and layout
     render       kernels -> source: one C++ translation unit (CPU) or one Triton
                  module (GPU); codegen/backends.py picks by the graph's device
     build        gcc / the module import, through the content-addressed cache
@@ -40,6 +42,7 @@ from bessemer.compiler.codegen import backends
 from bessemer.compiler.codegen.wrapper import write_wrapper
 from bessemer.compiler.lowering.lower import lower
 from bessemer.compiler.passes.fuse import fuse
+from bessemer.compiler.passes.gemm_choice import choose_gemms
 from bessemer.compiler.passes.input_writes import write_into_inputs
 from bessemer.compiler.passes.lower_kernels import lower_kernels
 from bessemer.compiler.passes.memory import plan_memory
@@ -80,8 +83,9 @@ class CompiledGraph:
 
 class Pipeline:
     def __init__(self, cache_dir: str, debug_dir: Optional[str] = None, name: str = "graph",
-                 backend: str = "auto", verify: bool = False):
+                 backend: str = "auto", verify: bool = False, gemm: str = "auto"):
         self.cache_dir = cache_dir
+        self.gemm = gemm
         self.verify = verify or bool(debug_dir)
         self.backend_kind = backend
         self.debug_dir = debug_dir
@@ -142,6 +146,9 @@ class Pipeline:
             self._verify(verify_schedule, sched, "input_writes")
         plan = self._timed("plan_memory", plan_memory, sched, donated | maybe, writes.stores)
         self._dump("plan_memory", plan.format())
+        onednn = self._timed("gemm_choice", choose_gemms, sched, device, self.gemm)
+        if onednn:
+            self._dump("gemm_choice", "on oneDNN: " + ", ".join(onednn) + "\n")
         loops = self._timed("lower_kernels", lower_kernels, sched, backend.name)
         if self.debug_dir:
             self._dump("loops", loops.format())

@@ -201,7 +201,8 @@ class BessemerBackend:
         _exact_expand_updates(gm)
         try:
             cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
-                          verify=verify).run(gm, example_inputs, self.config.fallback, sizes)
+                          verify=verify, gemm=self.config.gemm).run(gm, example_inputs, self.config.fallback,
+                                                                    sizes)
         except Exception as e:  # noqa: BLE001 - any failure falls back to eager
             log.info("graph %s not compiled", name, extra={"bessemer_compile": {"event": "failed", "graph": name}})
             if strict:

@@ -256,7 +256,8 @@ class WrapperWriter:
                 item = f"{s.name}[{u.attrs['index']}]"
                 lines.append(f"{u.name} = {_layout_call(item, u)}")
             return "; ".join(lines)
-        if getattr(t, "overloadpacket", None) in _CONTIGUOUS_RESULT and _contiguous_at_every_size(s):
+        if (getattr(t, "overloadpacket", None) in _CONTIGUOUS_RESULT or getattr(t, "contiguous_result", False)) \
+                and _contiguous_at_every_size(s):
             return f"{s.name} = {call}"
         return f"{s.name} = {_layout_call(call, s)}"
 
@@ -265,7 +266,8 @@ class WrapperWriter:
 
 
 # ATen ops whose result is always a new contiguous tensor (their meta functions allocate it
-# with default strides): a result planned contiguous needs no layout check
+# with default strides): a result planned contiguous needs no layout check (nor that of a
+# runtime callable marked `contiguous_result`, runtime/gemm.py)
 _CONTIGUOUS_RESULT = frozenset({torch.ops.aten.mm, torch.ops.aten.addmm, torch.ops.aten.bmm,
                                 torch.ops.aten.baddbmm})
 

@@ -10,7 +10,8 @@
 While the context is open, every call of the given CompiledGraphs is timed, and
 inside it every fused-kernel launch and every ATen call. The ATen calls are split
 into the matmul class (mm, bmm, addmm, baddbmm, convolution and its backward,
-scaled-dot-product attention and its backward, linear), each credited with the
+scaled-dot-product attention and its backward, linear, and the products the compiler put on
+oneDNN), each credited with the
 FLOPs its argument shapes imply (MATMUL_FLOPS), and the others, named by op. With
 the optimizer update timed as a whole (`update()`) the step splits into:
 
@@ -126,6 +127,7 @@ def _sdpa_backward(heads_second: bool) -> Callable:
 # by op name (the overload packet's): the FLOPs of one call from (args, kwargs, result)
 MATMUL_FLOPS: dict[str, Callable[[tuple, dict, Any], int]] = {
     "mm": _mm, "addmm": _addmm, "bmm": _bmm, "baddbmm": _baddbmm, "linear": _linear,
+    "onednn_mm": _mm,     # runtime/gemm.py: (a, b[, bias]), a product the compiler put on oneDNN
     "convolution": _convolution, "convolution_backward": _convolution_backward,
     **{name: _sdpa(True) for name in (
         "scaled_dot_product_attention", "_scaled_dot_product_flash_attention",

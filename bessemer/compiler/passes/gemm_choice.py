@@ -1,0 +1,154 @@
+"""Which library computes each float32 matrix product on the CPU: ATen's BLAS or oneDNN.
+
+A scheduled `mm(a, b)` or `addmm(bias, a, b)` (beta = alpha = 1, a [N] bias) whose `a` is
+row-major and whose `b` is row- or column-major, with static sizes and at least MIN_FLOPS
+of work, is timed both ways once per process and per (sizes, b's order, bias), on fresh
+tensors of the same layout, and runs on oneDNN (runtime/gemm.onednn_mm) where that was
+faster by at least MARGIN. The choice is made at compile time and written into the program.
+
+Measured on this project's AMD EPYC (2 cores, torch 2.13's MKL and oneDNN 3.12; GFLOP/s,
+ATen / oneDNN): a linear's forward [1024, 256] x [256, 256]^T 166 / 187, [1024, 256] x
+[256, 1024]^T 140 / 190, [1024, 1024] x [1024, 256]^T 156 / 196, an LM head [1024, 256] x
+[256, 8192]^T 114 / 130; its input gradient [1024, 256] x [256, 256] 167 / 208; but its
+weight gradient (`a` column-major) [256, 1024] x [1024, 1024] 177 / 135, which is why `a`
+must be row-major and why each product is measured rather than assumed. Whole training
+steps, the two libraries alternating in one process (16 rounds of 3 steps, median): BERT
+small 156.3 -> 146.0 ms, GPT-2 small 229.9 -> 212.8 ms.
+
+`config.gemm = "aten"` keeps every product on ATen (its results bit for bit eager's;
+oneDNN's agree to float32 rounding).
+"""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+import torch
+
+from bessemer.compiler.ir.graph import Kind, Node
+from bessemer.compiler.ir.schedule import Kernel, Schedule
+from bessemer.compiler.ir.views import layout_of
+from bessemer.compiler.runtime import gemm
+
+aten = torch.ops.aten
+
+# Below this many FLOPs (about 0.1 ms here) a product is left to ATen untimed: the gain is
+# small beside the call's fixed cost, and timing every small product would slow compiles.
+MIN_FLOPS = 1 << 24
+# oneDNN must beat ATen by this share to be chosen: a noisy timing that calls the two even
+# keeps eager's own library (and its results bit for bit).
+MARGIN = 0.05
+REPEATS = 7
+
+_decisions: dict[tuple, bool] = {}
+
+
+def choose_gemms(sched: Schedule, device: torch.device, mode: str = "auto") -> list[str]:
+    """Rewrites the chosen products of `sched` to oneDNN; the names of the rewritten steps."""
+    if mode != "auto" or torch.device(device).type != "cpu" or gemm.linear_op() is None:
+        return []
+    chosen = []
+    for s in sched.steps:
+        if isinstance(s, Kernel) or s.kind != Kind.EXTERN:
+            continue
+        form = _product(s, sched.realized)
+        if form is None:
+            continue
+        a, b, bias, key = form
+        if key not in _decisions:
+            _decisions[key] = _onednn_faster(*key)
+        if _decisions[key]:
+            s.attrs["target"] = gemm.onednn_mm
+            s.attrs["args"] = (a, b) if bias is None else (a, b, bias)
+            s.attrs["kwargs"] = {}
+            chosen.append(s.name)
+    return chosen
+
+
+def _static(*xs) -> bool:
+    return all(isinstance(x, int) for x in xs)
+
+
+def _product(s: Node, realized) -> Optional[tuple]:
+    """(a, b, bias, timing key) of a product oneDNN can compute, else None."""
+    t = s.attrs.get("target")
+    args, kwargs = tuple(s.attrs.get("args", ())), dict(s.attrs.get("kwargs", {}))
+    if t is aten.mm.default and len(args) == 2 and not kwargs:
+        bias, (a, b) = None, args
+    elif t is aten.addmm.default and len(args) == 3:
+        bias, a, b = args
+        if kwargs.get("beta", 1) != 1 or kwargs.get("alpha", 1) != 1 or set(kwargs) - {"beta", "alpha"}:
+            return None
+    else:
+        return None
+    if not all(isinstance(x, Node) for x in (a, b)) or (bias is not None and not isinstance(bias, Node)):
+        return None
+    if s.dtype != torch.float32 or any(x.dtype != torch.float32 for x in (a, b)) or \
+            (bias is not None and bias.dtype != torch.float32):
+        return None
+    la, lb = layout_of(a, realized), layout_of(b, realized)
+    if la is None or lb is None or len(a.shape) != 2 or len(b.shape) != 2:
+        return None
+    (m, k), (k2, n) = a.shape, b.shape
+    if not _static(m, k, k2, n, *la[1], *lb[1]) or k != k2 or min(m, k, n) < 2:
+        return None
+    if tuple(la[1]) != (k, 1):
+        return None                       # a column-major `a` is slower on oneDNN (see above)
+    if tuple(lb[1]) == (n, 1):
+        b_col = False
+    elif tuple(lb[1]) == (1, k):
+        b_col = True
+    else:
+        return None
+    if bias is not None:
+        lc = layout_of(bias, realized)
+        if lc is None or tuple(bias.shape) != (n,) or tuple(lc[1]) != (1,):
+            return None
+    if 2 * m * k * n < MIN_FLOPS:
+        return None
+    return a, b, bias, (m, k, n, b_col, bias is not None, torch.get_num_threads())
+
+
+def _onednn_faster(m: int, k: int, n: int, b_col: bool, has_bias: bool, threads: int) -> bool:
+    """Time ATen's and oneDNN's product on fresh tensors of this layout, interleaved, best of
+    REPEATS each."""
+    # real tensors, whatever tracing modes the compile runs under (a fake tensor mode would
+    # time nothing), from a generator of its own (never the user's random stream)
+    with torch._subclasses.fake_tensor.unset_fake_temporarily(), _no_modes():
+        return _time_both(m, k, n, b_col, has_bias)
+
+
+def _no_modes():
+    from torch.utils._python_dispatch import _disable_current_modes
+    return _disable_current_modes()
+
+
+def _time_both(m: int, k: int, n: int, b_col: bool, has_bias: bool) -> bool:
+    gen = torch.Generator().manual_seed(0)
+
+    def rand(*size):
+        return torch.randn(*size, generator=gen)
+    with torch.no_grad():
+        a = rand(m, k)
+        b = rand(n, k).t() if b_col else rand(k, n)
+        bias = rand(n) if has_bias else None
+        if has_bias:
+            def ours():
+                return aten.addmm.default(bias, a, b)
+        else:
+            def ours():
+                return aten.mm.default(a, b)
+
+        def theirs():
+            return gemm.onednn_mm(a, b, bias)
+        try:
+            ours(), theirs()              # oneDNN builds its primitive on the first call
+        except RuntimeError:
+            return False
+        best = [float("inf"), float("inf")]
+        for _ in range(REPEATS):
+            for i, fn in enumerate((ours, theirs)):
+                t0 = time.perf_counter()
+                fn()
+                best[i] = min(best[i], time.perf_counter() - t0)
+    return best[1] < best[0] * (1 - MARGIN)

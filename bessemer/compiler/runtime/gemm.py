@@ -1,0 +1,41 @@
+"""Matrix products on oneDNN: the callable a generated program runs in place of ATen's
+`mm` / `addmm` where the compiler chose oneDNN for that product (passes/gemm_choice.py).
+
+ATen computes a float32 `mm` on the CPU with its BLAS (MKL in torch's wheels); torch also
+ships oneDNN, whose matmul it uses for bf16 / fp16 but not for float32. On some CPUs
+oneDNN's is the faster of the two for the shapes a transformer trains with (measured on
+this project's AMD EPYC: see gemm_choice.py), so the compiler measures both and keeps the
+faster. oneDNN sums in its own order: results agree with ATen's to float32 rounding, not
+bit for bit.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+def _resolve():
+    try:
+        if torch.backends.mkldnn.is_available():
+            return torch.ops.mkldnn._linear_pointwise.default
+    except (AttributeError, RuntimeError):
+        pass
+    return None
+
+
+_LINEAR = _resolve()
+
+
+def linear_op():
+    """oneDNN's linear (`x @ w.T + bias` with a dense weight) as torch exposes it, or None."""
+    return _LINEAR
+
+
+def onednn_mm(a: torch.Tensor, b: torch.Tensor, bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """a @ b (+ bias along the last dim) by oneDNN: `a` [M, K] row-major, `b` [K, N] of
+    either major order, `bias` [N] contiguous or None. A new contiguous [M, N] tensor."""
+    return _LINEAR(a, b.t(), bias, "none", [], "")
+
+
+# the result is always a new contiguous tensor (the program checks no layout)
+onednn_mm.contiguous_result = True

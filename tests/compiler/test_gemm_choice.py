@@ -1,0 +1,151 @@
+"""Large float32 matrix products on the CPU run on ATen's BLAS or on oneDNN, whichever was
+measured faster (passes/gemm_choice.py). The measurement is forced either way here, so that
+both programs are checked whatever this machine's timings say: values, gradients and trained
+parameters against eager; the products that qualify, and those that do not."""
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+import torch
+
+import bessemer
+from bessemer.compiler.passes import gemm_choice
+from bessemer.compiler.runtime import gemm
+
+pytestmark = pytest.mark.skipif(gemm.linear_op() is None, reason="this torch has no oneDNN linear")
+
+
+class MLP(torch.nn.Module):
+    """Products of both kinds: a linear with a bias (addmm), one without (mm), the input and
+    weight gradients of each, and a small head under MIN_FLOPS."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(256, 512)
+        self.down = torch.nn.Linear(512, 256, bias=False)
+        self.head = torch.nn.Linear(256, 3)
+
+    def forward(self, x):
+        h = self.down(torch.nn.functional.gelu(self.up(x)))
+        return self.head(torch.tanh(h + x))
+
+
+def _batches():
+    gen = torch.Generator().manual_seed(0)
+    return [(torch.randn(512, 256, generator=gen), torch.randint(0, 3, (512,), generator=gen)) for _ in range(3)]
+
+
+def _train(model, compiled: bool, gemm_mode: str = "auto"):
+    torch.manual_seed(0)
+    if compiled:
+        torch._dynamo.reset()
+        bessemer.compile(model, config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False,
+                                                                       gemm=gemm_mode))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    losses, grads = [], None
+    for x, y in _batches():
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        if grads is None:
+            grads = [p.grad.clone() for p in model.parameters()]
+        opt.step()
+        losses.append(loss.detach())
+    return losses, grads, [p.detach().clone() for p in model.parameters()]
+
+
+def _products(model) -> dict:
+    """{wrapper constant name: callable} of the products the compiled programs call."""
+    out = {}
+    for cg in model.forward._bessemer_backend.compiled:
+        for name, v in cg.consts.items():
+            if v is gemm.onednn_mm or v in (torch.ops.aten.mm.default, torch.ops.aten.addmm.default):
+                out[f"{cg.name}.{name}"] = v
+    return out
+
+
+@pytest.fixture
+def forced(monkeypatch):
+    def force(faster: bool):
+        monkeypatch.setattr(gemm_choice, "_decisions", {})
+        monkeypatch.setattr(gemm_choice, "_onednn_faster", lambda *key: faster)
+    return force
+
+
+def test_products_on_onednn_train_as_eager(forced):
+    forced(True)
+    torch.manual_seed(0)
+    ref = MLP()
+    model = copy.deepcopy(ref)
+    e_losses, e_grads, e_params = _train(ref, compiled=False)
+    c_losses, c_grads, c_params = _train(model, compiled=True)
+    for c, e in zip(c_losses + c_grads + c_params, e_losses + e_grads + e_params):
+        torch.testing.assert_close(c, e, rtol=1e-4, atol=1e-5)
+    calls = _products(model)
+    on_dnn = [k for k, v in calls.items() if v is gemm.onednn_mm]
+    # forward: up and down; backward: down's input gradient (a row-major `a`; the input
+    # needs none); not the weight gradients (`a`: the gradient transposed) nor the head
+    # (under MIN_FLOPS)
+    assert len(on_dnn) == 3, calls
+    assert any(v is not gemm.onednn_mm for v in calls.values()), calls
+
+
+def test_products_measured_slower_stay_atens(forced):
+    forced(False)
+    torch.manual_seed(0)
+    ref = MLP()
+    model = copy.deepcopy(ref)
+    x, _ = _batches()[0]
+    expected = ref(x)
+    torch._dynamo.reset()
+    bessemer.compile(model, config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
+    got = model(x)
+    assert model.forward._bessemer_backend.compiled
+    assert not any(v is gemm.onednn_mm for v in _products(model).values())
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_gemm_aten_never_measures(monkeypatch):
+    def boom(*key):
+        raise AssertionError("measured under gemm='aten'")
+    monkeypatch.setattr(gemm_choice, "_decisions", {})
+    monkeypatch.setattr(gemm_choice, "_onednn_faster", boom)
+    torch.manual_seed(0)
+    ref = MLP()
+    model = copy.deepcopy(ref)
+    e = _train(ref, compiled=False)
+    c = _train(model, compiled=True, gemm_mode="aten")
+    for a, b in zip(c[0] + c[1] + c[2], e[0] + e[1] + e[2]):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    assert model.forward._bessemer_backend.compiled
+    assert not any(v is gemm.onednn_mm for v in _products(model).values())
+
+
+def test_measurement_uses_real_tensors_and_its_own_random_stream():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    state = torch.get_rng_state()
+    with FakeTensorMode():
+        decided = gemm_choice._onednn_faster(512, 256, 128, True, True, torch.get_num_threads())
+    assert isinstance(decided, bool)
+    assert torch.equal(torch.get_rng_state(), state)
+
+
+def test_onednn_mm_matches_aten_for_both_weight_orders():
+    gen = torch.Generator().manual_seed(0)
+    a = torch.randn(64, 32, generator=gen)
+    w = torch.randn(48, 32, generator=gen)
+    bias = torch.randn(48, generator=gen)
+    torch.testing.assert_close(gemm.onednn_mm(a, w.t(), bias), torch.addmm(bias, a, w.t()), rtol=1e-5, atol=1e-5)
+    b = torch.randn(32, 48, generator=gen)
+    out = gemm.onednn_mm(a, b)
+    torch.testing.assert_close(out, a @ b, rtol=1e-5, atol=1e-5)
+    assert out.is_contiguous()
+    # a stored program refers to it by name
+    assert pickle.loads(pickle.dumps(gemm.onednn_mm)) is gemm.onednn_mm
+
+
+def test_gemm_config_is_checked():
+    with pytest.raises(ValueError, match="gemm"):
+        bessemer.TrainingCompilerConfig(gemm="mkl")
