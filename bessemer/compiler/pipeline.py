@@ -37,6 +37,7 @@ import torch
 from bessemer.compiler.ir import symbolic
 from bessemer.compiler.ir import graph as ir
 from bessemer.compiler.ir.views import layout_of
+from bessemer.compiler.runtime import gemm as onednn
 from bessemer.compiler.runtime import graph_call as runtime
 from bessemer.compiler.codegen import backends
 from bessemer.compiler.codegen.wrapper import write_wrapper
@@ -146,9 +147,10 @@ class Pipeline:
             self._verify(verify_schedule, sched, "input_writes")
         plan = self._timed("plan_memory", plan_memory, sched, donated | maybe, writes.stores)
         self._dump("plan_memory", plan.format())
-        onednn = self._timed("gemm_choice", choose_gemms, sched, device, self.gemm)
-        if onednn:
-            self._dump("gemm_choice", "on oneDNN: " + ", ".join(onednn) + "\n")
+        chosen = self._timed("gemm_choice", choose_gemms, sched, device, self.gemm,
+                             onednn.onednn_mm if onednn.linear_op() is not None else None)
+        if chosen:
+            self._dump("gemm_choice", "on oneDNN: " + ", ".join(chosen) + "\n")
         loops = self._timed("lower_kernels", lower_kernels, sched, backend.name)
         if self.debug_dir:
             self._dump("loops", loops.format())

@@ -70,7 +70,7 @@ def _products(model) -> dict:
 def forced(monkeypatch):
     def force(faster: bool):
         monkeypatch.setattr(gemm_choice, "_decisions", {})
-        monkeypatch.setattr(gemm_choice, "_onednn_faster", lambda *key: faster)
+        monkeypatch.setattr(gemm_choice, "_onednn_faster", lambda *key, onednn_mm: faster)
     return force
 
 
@@ -108,7 +108,7 @@ def test_products_measured_slower_stay_atens(forced):
 
 
 def test_gemm_aten_never_measures(monkeypatch):
-    def boom(*key):
+    def boom(*key, onednn_mm):
         raise AssertionError("measured under gemm='aten'")
     monkeypatch.setattr(gemm_choice, "_decisions", {})
     monkeypatch.setattr(gemm_choice, "_onednn_faster", boom)
@@ -127,7 +127,8 @@ def test_measurement_uses_real_tensors_and_its_own_random_stream():
     from torch._subclasses.fake_tensor import FakeTensorMode
     state = torch.get_rng_state()
     with FakeTensorMode():
-        decided = gemm_choice._onednn_faster(512, 256, 128, True, True, torch.get_num_threads())
+        decided = gemm_choice._onednn_faster(512, 256, 128, True, True, torch.get_num_threads(),
+                                             onednn_mm=gemm.onednn_mm)
     assert isinstance(decided, bool)
     assert torch.equal(torch.get_rng_state(), state)
 

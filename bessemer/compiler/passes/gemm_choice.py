@@ -3,7 +3,8 @@
 A scheduled `mm(a, b)` or `addmm(bias, a, b)` (beta = alpha = 1, a [N] bias) whose `a` is
 row-major and whose `b` is row- or column-major, with static sizes and at least MIN_FLOPS
 of work, is timed both ways once per process and per (sizes, b's order, bias), on fresh
-tensors of the same layout, and runs on oneDNN (runtime/gemm.onednn_mm) where that was
+tensors of the same layout, and runs on oneDNN (runtime/gemm.onednn_mm, which the pipeline
+hands in) where that was
 faster by at least MARGIN. The choice is made at compile time and written into the program.
 
 Measured on this project's AMD EPYC (2 cores, torch 2.13's MKL and oneDNN 3.12; GFLOP/s,
@@ -21,14 +22,13 @@ oneDNN's agree to float32 rounding).
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 import torch
 
 from bessemer.compiler.ir.graph import Kind, Node
 from bessemer.compiler.ir.schedule import Kernel, Schedule
 from bessemer.compiler.ir.views import layout_of
-from bessemer.compiler.runtime import gemm
 
 aten = torch.ops.aten
 
@@ -43,9 +43,11 @@ REPEATS = 7
 _decisions: dict[tuple, bool] = {}
 
 
-def choose_gemms(sched: Schedule, device: torch.device, mode: str = "auto") -> list[str]:
-    """Rewrites the chosen products of `sched` to oneDNN; the names of the rewritten steps."""
-    if mode != "auto" or torch.device(device).type != "cpu" or gemm.linear_op() is None:
+def choose_gemms(sched: Schedule, device: torch.device, mode: str = "auto",
+                 onednn_mm: Optional[Callable] = None) -> list[str]:
+    """Rewrites the chosen products of `sched` to `onednn_mm(a, b[, bias])` (runtime/gemm.py,
+    None where this torch has no oneDNN); the names of the rewritten steps."""
+    if mode != "auto" or torch.device(device).type != "cpu" or onednn_mm is None:
         return []
     chosen = []
     for s in sched.steps:
@@ -56,9 +58,9 @@ def choose_gemms(sched: Schedule, device: torch.device, mode: str = "auto") -> l
             continue
         a, b, bias, key = form
         if key not in _decisions:
-            _decisions[key] = _onednn_faster(*key)
+            _decisions[key] = _onednn_faster(*key, onednn_mm=onednn_mm)
         if _decisions[key]:
-            s.attrs["target"] = gemm.onednn_mm
+            s.attrs["target"] = onednn_mm
             s.attrs["args"] = (a, b) if bias is None else (a, b, bias)
             s.attrs["kwargs"] = {}
             chosen.append(s.name)
@@ -109,13 +111,14 @@ def _product(s: Node, realized) -> Optional[tuple]:
     return a, b, bias, (m, k, n, b_col, bias is not None, torch.get_num_threads())
 
 
-def _onednn_faster(m: int, k: int, n: int, b_col: bool, has_bias: bool, threads: int) -> bool:
+def _onednn_faster(m: int, k: int, n: int, b_col: bool, has_bias: bool, threads: int,
+                   onednn_mm: Callable = None) -> bool:
     """Time ATen's and oneDNN's product on fresh tensors of this layout, interleaved, best of
     REPEATS each."""
     # real tensors, whatever tracing modes the compile runs under (a fake tensor mode would
     # time nothing), from a generator of its own (never the user's random stream)
     with torch._subclasses.fake_tensor.unset_fake_temporarily(), _no_modes():
-        return _time_both(m, k, n, b_col, has_bias)
+        return _time_both(m, k, n, b_col, has_bias, onednn_mm)
 
 
 def _no_modes():
@@ -123,7 +126,7 @@ def _no_modes():
     return _disable_current_modes()
 
 
-def _time_both(m: int, k: int, n: int, b_col: bool, has_bias: bool) -> bool:
+def _time_both(m: int, k: int, n: int, b_col: bool, has_bias: bool, onednn_mm: Callable) -> bool:
     gen = torch.Generator().manual_seed(0)
 
     def rand(*size):
@@ -140,7 +143,7 @@ def _time_both(m: int, k: int, n: int, b_col: bool, has_bias: bool) -> bool:
                 return aten.mm.default(a, b)
 
         def theirs():
-            return gemm.onednn_mm(a, b, bias)
+            return onednn_mm(a, b, bias)
         try:
             ours(), theirs()              # oneDNN builds its primitive on the first call
         except RuntimeError:
