@@ -38,7 +38,13 @@ MIN_FLOPS = 1 << 24
 # oneDNN must beat ATen by this share to be chosen: a noisy timing that calls the two even
 # keeps eager's own library (and its results bit for bit).
 MARGIN = 0.05
+# Timing rounds (one call of each library per round, interleaved; the best of each counts):
+# as many as fit TIME_BUDGET seconds per product, from MIN_REPEATS to REPEATS. A transformer's
+# products at 1-3 ms get all 7; an LM head's (13 ms) 2 or 3: the whole choice for GPT-2
+# small's two graphs took 1.2 s of its compile at 7 rounds each.
 REPEATS = 7
+MIN_REPEATS = 2
+TIME_BUDGET = 0.08
 
 _decisions: dict[tuple, bool] = {}
 
@@ -114,7 +120,7 @@ def _product(s: Node, realized) -> Optional[tuple]:
 def _onednn_faster(m: int, k: int, n: int, b_col: bool, has_bias: bool, threads: int,
                    onednn_mm: Callable = None) -> bool:
     """Time ATen's and oneDNN's product on fresh tensors of this layout, interleaved, best of
-    REPEATS each."""
+    MIN_REPEATS to REPEATS rounds each (TIME_BUDGET)."""
     # real tensors, whatever tracing modes the compile runs under (a fake tensor mode would
     # time nothing), from a generator of its own (never the user's random stream)
     with torch._subclasses.fake_tensor.unset_fake_temporarily(), _no_modes():
@@ -146,10 +152,13 @@ def _time_both(m: int, k: int, n: int, b_col: bool, has_bias: bool, onednn_mm: C
             return onednn_mm(a, b, bias)
         try:
             ours(), theirs()              # oneDNN builds its primitive on the first call
+            t0 = time.perf_counter()
+            theirs()
+            round_s = 2 * (time.perf_counter() - t0)
         except RuntimeError:
             return False
         best = [float("inf"), float("inf")]
-        for _ in range(REPEATS):
+        for _ in range(max(MIN_REPEATS, min(REPEATS, int(TIME_BUDGET / round_s)))):
             for i, fn in enumerate((ours, theirs)):
                 t0 = time.perf_counter()
                 fn()
