@@ -2,10 +2,10 @@
 
 A scheduled `mm(a, b)` or `addmm(bias, a, b)` (beta = alpha = 1, a [N] bias) whose `a` is
 row-major and whose `b` is row- or column-major, with static sizes and at least MIN_FLOPS
-of work, is timed both ways once per process and per (sizes, b's order, bias), on fresh
-tensors of the same layout, and runs on oneDNN (runtime/gemm.onednn_mm, which the pipeline
-hands in) where that was
-faster by at least MARGIN. The choice is made at compile time and written into the program.
+of work, is timed both ways once per process and per (sizes, b's order, bias, threads), on
+fresh tensors of the same layout, and runs on oneDNN (runtime/gemm.onednn_mm, which the
+pipeline hands in) where that was faster by at least MARGIN. The choice is made at compile
+time and written into the program.
 
 Measured on this project's AMD EPYC (2 cores, torch 2.13's MKL and oneDNN 3.12; GFLOP/s,
 ATen / oneDNN): a linear's forward [1024, 256] x [256, 256]^T 166 / 187, [1024, 256] x
@@ -16,8 +16,8 @@ must be row-major and why each product is measured rather than assumed. Whole tr
 steps, the two libraries alternating in one process (16 rounds of 3 steps, median): BERT
 small 156.3 -> 146.0 ms, GPT-2 small 229.9 -> 212.8 ms.
 
-`config.gemm = "aten"` keeps every product on ATen (its results bit for bit eager's;
-oneDNN's agree to float32 rounding).
+`config.gemm = "aten"` keeps every product on ATen (its products bit for bit eager's;
+oneDNN's agree with them to float32 rounding).
 """
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from typing import Optional
 
 import torch
 
+
 def _resolve():
     try:
         if torch.backends.mkldnn.is_available():
