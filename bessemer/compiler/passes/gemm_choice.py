@@ -11,7 +11,7 @@ Measured on this project's AMD EPYC (2 cores, torch 2.13's MKL and oneDNN 3.12; 
 ATen / oneDNN): a linear's forward [1024, 256] x [256, 256]^T 166 / 187, [1024, 256] x
 [256, 1024]^T 140 / 190, [1024, 1024] x [1024, 256]^T 156 / 196, an LM head [1024, 256] x
 [256, 8192]^T 114 / 130; its input gradient [1024, 256] x [256, 256] 167 / 208; but its
-weight gradient (`a` column-major) [256, 1024] x [1024, 1024] 177 / 135, which is why `a`
+weight gradient (`a` column-major) [1024, 1024] x [1024, 256] 177 / 135, which is why `a`
 must be row-major and why each product is measured rather than assumed. Whole training
 steps, the two libraries alternating in one process (16 rounds of 3 steps, median): BERT
 small 156.3 -> 146.0 ms, GPT-2 small 229.9 -> 212.8 ms.
