@@ -123,13 +123,22 @@ def test_gemm_aten_never_measures(monkeypatch):
     assert not any(v is gemm.onednn_mm for v in _products(model).values())
 
 
-def test_measurement_uses_real_tensors_and_its_own_random_stream():
-    from torch._subclasses.fake_tensor import FakeTensorMode
-    state = torch.get_rng_state()
+def test_measurement_times_real_tensors_under_a_fake_mode():
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+    seen = []
+
+    def spy(a, b, bias=None):
+        seen.append(any(isinstance(t, FakeTensor) for t in (a, b, bias)))
+        return gemm.onednn_mm(a, b, bias)
     with FakeTensorMode():
-        decided = gemm_choice._onednn_faster(512, 256, 128, True, True, torch.get_num_threads(),
-                                             onednn_mm=gemm.onednn_mm)
+        decided = gemm_choice._onednn_faster(512, 256, 128, True, True, torch.get_num_threads(), onednn_mm=spy)
     assert isinstance(decided, bool)
+    assert seen and not any(seen)
+
+
+def test_measurement_leaves_the_users_random_stream_alone():
+    state = torch.get_rng_state()
+    gemm_choice._onednn_faster(512, 256, 128, False, False, torch.get_num_threads(), onednn_mm=gemm.onednn_mm)
     assert torch.equal(torch.get_rng_state(), state)
 
 

@@ -117,8 +117,8 @@ def _product(s: Node, realized) -> Optional[tuple]:
     return a, b, bias, (m, k, n, b_col, bias is not None, torch.get_num_threads())
 
 
-def _onednn_faster(m: int, k: int, n: int, b_col: bool, has_bias: bool, threads: int,
-                   onednn_mm: Callable = None) -> bool:
+def _onednn_faster(m: int, k: int, n: int, b_col: bool, has_bias: bool, threads: int, *,
+                   onednn_mm: Callable) -> bool:
     """Time ATen's and oneDNN's product on fresh tensors of this layout, interleaved, best of
     MIN_REPEATS to REPEATS rounds each (TIME_BUDGET)."""
     # real tensors, whatever tracing modes the compile runs under (a fake tensor mode would
