@@ -52,7 +52,7 @@ bench: $(STAMP)
 	$(BIN)/bessemer bench
 
 tested-models: $(STAMP)
-	$(BIN)/bessemer bench all --scale small --steps 10 --warmup 2 --page docs/tested-models.md --readme README.md
+	$(BIN)/bessemer bench all --scale small --steps 30 --warmup 2 --page docs/tested-models.md --readme README.md
 
 # the small custom models (zoo/small.py: SGD with momentum and clip_grad_norm_), each also as one
 # whole-step program (bessemer-step); the small-model row: the MLP at batch 8, where a step is a
