@@ -51,7 +51,11 @@ class CppBackend:
         return self.print_program(lower_kernels(sched, self.name))
 
     def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str) -> Built:
-        lib, so_path, hit = build_mod.build(src, cache_dir, name, symbols=[k.name for k in kernels])
+        from bessemer.compiler.codegen.cpp import translation_units
+        parts = build_mod.unit_count(sum(len(k.code) for k in kernels))
+        units = translation_units(kernels, parts) if parts > 1 else ()
+        lib, so_path, hit = build_mod.build(src, cache_dir, name, symbols=[k.name for k in kernels],
+                                            units=units)
         fns = {}
         for k in kernels:
             fn = getattr(lib, k.name)

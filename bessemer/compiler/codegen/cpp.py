@@ -411,8 +411,24 @@ def print_kernel(lk: L.LoopKernel) -> KernelSource:
 def print_program(program: L.LoopProgram) -> tuple[str, list[KernelSource]]:
     """The C++ translation unit of a loop program (lower_kernels(sched, "cpp"))."""
     kernels = [print_kernel(lk) for lk in program.kernels]
-    src = preamble() + "\n" + "\n".join(k.code for k in kernels)
-    return src, kernels
+    return _unit(kernels), kernels
+
+
+def _unit(kernels: list[KernelSource]) -> str:
+    return preamble() + "\n" + "\n".join(k.code for k in kernels)
+
+
+def translation_units(kernels: list[KernelSource], parts: int) -> list[str]:
+    """The kernels in `parts` translation units of about equal length (the longest kernels
+    placed first, each on the shortest unit so far), each with the preamble: together they
+    define what print_program's one unit does, for a build that compiles them at once."""
+    groups: list[list[KernelSource]] = [[] for _ in range(max(1, min(parts, len(kernels))))]
+    sizes = [0] * len(groups)
+    for k in sorted(kernels, key=lambda k: len(k.code), reverse=True):
+        i = sizes.index(min(sizes))
+        groups[i].append(k)
+        sizes[i] += len(k.code)
+    return [_unit(g) for g in groups]
 
 
 def render(sched: Schedule, cores: Optional[int] = None) -> tuple[str, list[KernelSource]]:
