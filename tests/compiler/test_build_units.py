@@ -69,11 +69,14 @@ def test_a_unit_the_compiler_rejects_fails_the_build_naming_it_and_stores_nothin
     assert not list(folder.glob("*.so")) and not list(folder.glob(".*.tmp"))
 
 
-def test_unit_count_follows_the_code_length_and_the_cores(monkeypatch):
+def test_unit_count_follows_the_code_length_the_cores_and_torchs_threads(monkeypatch):
     monkeypatch.setattr(build_mod.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 4)
     assert build_mod.unit_count(build_mod.MIN_UNIT_CHARS - 1) == 1
     assert build_mod.unit_count(2 * build_mod.MIN_UNIT_CHARS) == 2
     assert build_mod.unit_count(100 * build_mod.MIN_UNIT_CHARS) == 4
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 3)      # the user's thread count
+    assert build_mod.unit_count(100 * build_mod.MIN_UNIT_CHARS) == 3
     monkeypatch.setattr(build_mod.os, "sched_getaffinity", lambda pid: {0})
     assert build_mod.unit_count(100 * build_mod.MIN_UNIT_CHARS) == 1
 
@@ -81,6 +84,7 @@ def test_unit_count_follows_the_code_length_and_the_cores(monkeypatch):
 def test_a_model_compiled_with_its_kernels_in_units_trains_as_eager(monkeypatch, tmp_path):
     monkeypatch.setattr(build_mod, "MIN_UNIT_CHARS", 1)          # every program split
     monkeypatch.setattr(build_mod.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 2)
     monkeypatch.setenv("BESSEMER_CACHE_DIR", str(tmp_path))
     split = []
     real = build_mod._compile_units

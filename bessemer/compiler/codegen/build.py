@@ -142,11 +142,16 @@ MIN_UNIT_CHARS = 8000
 
 
 def unit_count(kernel_chars: int) -> int:
-    """How many translation units a program with this much kernel code is compiled as."""
+    """How many translation units a program with this much kernel code is compiled as: no
+    more than the cores this process may run on, nor than torch's threads (a container
+    can show more cores than its CPU quota lets it use; torch's count is what the user
+    gave the process)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
+    import torch
+    cores = min(cores, max(1, torch.get_num_threads()))
     return max(1, min(cores, kernel_chars // MIN_UNIT_CHARS))
 
 
