@@ -242,3 +242,20 @@ def test_switched_off_by_the_environment(tmp_path, counted, monkeypatch):
     for a, b in zip(got_l, want_l):
         torch.testing.assert_close(a, b)
     assert counted == []
+
+
+def test_an_in_place_write_to_an_expanded_input_is_a_clear_error(tmp_path):
+    """Eager fills an expanded tensor in place; compiled code cannot copy the new value back
+    into it (nor can Inductor compile the graph): the error says so and what to pass
+    instead, and a tensor with memory of its own then runs as eager."""
+    def f(x):
+        x.fill_(1.5)
+        return x * 2
+
+    g = bessemer.compile(f, fallback="warn", cache_dir=str(tmp_path))
+    expanded = torch.zeros(1).expand(3)
+    with pytest.raises(RuntimeError, match=r"writes in place to an input whose elements share memory "
+                                           r"\(shape \(3,\), strides \(0,\).*x\.clone\(\)"):
+        g(expanded)
+    x, y = torch.zeros(3), torch.zeros(3)
+    assert torch.equal(g(x), f(y)) and torch.equal(x, y)

@@ -121,6 +121,30 @@ def _why_not(cls: type, args: tuple) -> Optional[str]:
     return None
 
 
+# ATen's refusal to write a tensor whose elements share memory (at::assert_no_internal_overlap)
+_OVERLAP = "more than one element of the written-to tensor refers to a single memory location"
+
+
+def _overlapping_input_error(e: RuntimeError, args: tuple) -> Optional[RuntimeError]:
+    """The error for an in-place write to an input whose elements share memory (an expanded
+    tensor), or None where `e` is something else. Eager writes such a tensor in place where
+    the op allows it (fill_, zero_, a write to an empty slice); a compiled graph computes the
+    input's new value and AOTAutograd copies it into the input, which ATen refuses for such a
+    tensor (torch.compile's Inductor refuses the graph at compile time)."""
+    if _OVERLAP not in str(e):
+        return None
+    which = [f"shape {tuple(a.shape)}, strides {tuple(a.stride())}" for a in args
+             if isinstance(a, torch.Tensor) and a.layout == torch.strided
+             and torch._debug_has_internal_overlap(a) == 1]
+    if not which:
+        return None
+    return RuntimeError(
+        f"bessemer: the compiled graph writes in place to an input whose elements share memory "
+        f"({'; '.join(which[:3])}: an expanded or broadcast tensor); compiled code writes an input's new "
+        f"value back with one copy, which cannot go into such a tensor. Pass a tensor with memory of "
+        f"its own instead (x.clone() or x.contiguous()).")
+
+
 def _usable() -> bool:
     """Whether this call's global state is the one the direct call reproduces: grad mode on,
     no autocast (AOTAutograd would switch it off inside), no functorch transform, no
@@ -237,7 +261,13 @@ class DirectGraph:
             for i, new in zip(g.mutated, outs):
                 args[i].copy_(new)
             return list(outs[g.n_mut:])
-        outs = self.aot(*args)
+        try:
+            outs = self.aot(*args)
+        except RuntimeError as e:
+            clear = _overlapping_input_error(e, args)
+            if clear is None:
+                raise
+            raise clear from e
         if self.marked:
             self._mark(outs)
         if not self.settled:
