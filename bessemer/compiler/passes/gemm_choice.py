@@ -39,9 +39,9 @@ MIN_FLOPS = 1 << 24
 # eager's own library (and its results bit for bit). The trade: a wide margin misses real
 # gains, a narrow one lets noise pick either library where they are level (harmless to speed).
 # One process measured BERT small's products ten times each (oneDNN's best over ATen's, 7
-# rounds): the forward with bias [1024, 256] x [256, 256]^T 0.939-0.954, the input gradient
-# [1024, 256] x [256, 1024] 0.882-0.954, [1024, 256] x [256, 1024]^T 0.916-0.966; at 5% the
-# first went to ATen in most compiles and the others in some, each time 5-8% slower.
+# rounds): a forward with bias [1024, 256] x [256, 256]^T 0.939-0.954, the forward
+# [1024, 256] x [1024, 256]^T 0.916-0.966, the input gradient [1024, 256] x [256, 1024]
+# 0.882-0.954; at 5% the first went to ATen in most compiles and the others in some.
 MARGIN = 0.02
 # Timing rounds (one call of each library per round, interleaved; the best of each counts):
 # as many as fit TIME_BUDGET seconds per product, from MIN_REPEATS to REPEATS. A transformer's
