@@ -274,3 +274,37 @@ def test_channels_last_parameters(config, no_warnings):
         results.append((model, opt))
     assert_params_equal(results[0][0], results[1][0])
     assert fused_step_of(results[1][1]).eager_groups == 0
+
+
+@pytest.mark.parametrize("case", ["adamw", "adamw_amsgrad", "adam"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_zero_second_moments(case, dtype, config, no_warnings):
+    """An embedding's rows that no batch touched keep exp_avg_sq at zero: whole blocks of
+    zeros, blocks that mix zeros and other values, and negative zeros in the gradient all
+    update as eager does, bit for bit (the fused update answers sqrt(0) itself)."""
+    rows, width = 300, 40
+    results = []
+    for compiled in (False, True):
+        torch.manual_seed(0)
+        p = nn.Parameter(torch.randn(rows, width, dtype=dtype))
+        opt = CASES[case]([p])
+        if compiled:
+            compile_optimizer(opt, config)
+        g = torch.Generator().manual_seed(6)
+        for step in range(4):
+            grad = torch.randn(rows, width, generator=g, dtype=dtype)
+            touched = torch.zeros(rows, dtype=torch.bool)
+            touched[torch.randint(0, rows, (25,), generator=g)] = True   # rows of this batch
+            touched[:64] = False                                         # never touched: whole blocks
+            grad[~touched] = 0.0
+            grad[70, :3] = -0.0
+            grad[71, 5:9] = 0.0                                          # zeros among values
+            p.grad = grad
+            opt.step()
+        results.append((p.detach().clone(), {k: v.clone() for k, v in opt.state[p].items()}))
+    (p_e, s_e), (p_c, s_c) = results
+    assert (s_e["exp_avg_sq"] == 0).any() and (s_e["exp_avg_sq"] != 0).any()
+    assert torch.equal(p_c, p_e)
+    for k in s_e:
+        assert torch.equal(s_c[k], s_e[k]), k
+        assert torch.equal(torch.signbit(s_c[k]), torch.signbit(s_e[k])), k

@@ -161,10 +161,32 @@ static const int64_t kBlock = 512;
 // routine (vsSqrt / vdSqrt, within 1 ulp, not always the IEEE result); the
 // caller passes its address so that the update rounds exactly as eager does.
 // Null: torch's sqrt is the IEEE one.
+//
+// MKL's vector sqrt takes a slow path on zeros: a block of zeros costs it 6x a block
+// of other values (2M floats, one thread: 6.9 ms against 1.1). An embedding's rows
+// that no batch has touched keep exp_avg_sq at 0 (88% of BERT small's word
+// embedding after a few steps), so zeros are common; they are answered here
+// (sqrt(+-0) = +-0, in MKL as in IEEE) and MKL sees only the other values. The
+// check is one pass over a block that is in L1.
 typedef void (*sqrt_fn)(int, const scalar_t*, scalar_t*);
 static inline void sqrt_block(sqrt_fn fn, const scalar_t* x, scalar_t* out, int64_t len) {{
   if (fn) {{
-    fn((int)len, x, out);
+    int64_t zeros = 0;
+    #pragma omp simd reduction(+:zeros)
+    for (int64_t j = 0; j < len; ++j) zeros += (x[j] == (scalar_t)0);
+    if (zeros == 0) {{
+      fn((int)len, x, out);
+    }} else if (zeros == len) {{
+      #pragma omp simd
+      for (int64_t j = 0; j < len; ++j) out[j] = x[j];
+    }} else {{
+      scalar_t nonzero[kBlock];
+      #pragma omp simd
+      for (int64_t j = 0; j < len; ++j) nonzero[j] = x[j] == (scalar_t)0 ? (scalar_t)1 : x[j];
+      fn((int)len, nonzero, out);
+      #pragma omp simd
+      for (int64_t j = 0; j < len; ++j) out[j] = x[j] == (scalar_t)0 ? x[j] : out[j];
+    }}
   }} else {{
     #pragma omp simd
     for (int64_t j = 0; j < len; ++j) out[j] = std::sqrt(x[j]);
