@@ -139,6 +139,23 @@ template <typename I, typename F> static inline I f2i(F x) {
   return (x == x && x < lim && x >= -lim) ? (I)x : (I)((uint64_t)1 << (8 * sizeof(I) - 1));
 }
 ''')
+    if _use_mvec():
+        lines.append(r'''// exp of a value that may be far below zero (passes/cpp_loops.guard_low_exps). libmvec's
+// vector expf computes a lane outside about [-87.3, 88.7] by a call of the scalar expf, one
+// lane at a time, and a loop slows with every vector that holds one: a causal softmax's
+// masked scores (-FLT_MAX or -inf, minus the row's max) are half its lanes. Below -87 the
+// result is under float's smallest normal: computed as e^(x + 64 ln 2) * 2^-64 with the
+// argument in the fast range (a subnormal, within a few of its ulps), and below -104 (a
+// result that rounds to 0) as 0 times a normal value, which costs no subnormal arithmetic.
+// The shift and the scale are selected apart from the call, so that gcc keeps one call.
+static inline float expf_lo(float x) {
+  const float shift = x < -87.0f ? 44.3614196f : 0.0f;
+  const float scale = x < -87.0f ? (x < -104.0f ? 0.0f : 5.42101086e-20f) : 1.0f;
+  return expf(std::max(x, -110.0f) + shift) * scale;
+}
+''')
+    else:
+        lines.append("static inline float expf_lo(float x) { return expf(x); }")
     if _aten_vector_erf():
         lines.append(r'''// erf as ATen's vectorized CPU kernels compute it (Vectorized<float>::erf, what eager's
 // erf, GELU and GELU backward use): Abramowitz & Stegun 7.1.26, absolute error < 1.5e-7.

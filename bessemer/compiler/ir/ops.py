@@ -118,6 +118,10 @@ for _name, _tl in {"exp": "tl.exp", "log": "tl.log", "sin": "tl.sin", "cos": "tl
                    "exp2": "tl.exp2", "log2": "tl.log2"}.items():
     _op(_name, 1, cost=T, fold=getattr(torch, _name) if _name in _FOLDED else None,
         **_float(_name + "{f}({a})", _tl + "({a})"))
+# exp of an argument that may lie far below zero (a masked score): the same function, which the
+# C++ kernels compute without libm's slow lanes (codegen/cpp.py's expf_lo); set on the loop
+# program only (passes/cpp_loops.guard_low_exps), never in a graph
+_op("exp_lo", 1, cost=T, cpp={"float64": "exp({a})", "float": "expf_lo({a})"}, triton={"float": "tl.exp({a})"})
 for _name in ("floor", "ceil"):
     _op(_name, 1, **_float(_name + "{f}({a})", f"tl.{_name}({{a}})"))
 _op("trunc", 1, **_float("trunc{f}({a})", "libdevice.trunc({a})"))
@@ -219,9 +223,13 @@ for _name, _sym, _init in (("sum", "+", "0"), ("prod", "*", "1")):
                     "combine": {"any": "tl.sum({acc}, 1)[:, None]" if _name == "sum"
                                 else "tl.reduce({acc}, 1, _prod)[:, None]"},
                     "read": _TL_READ})
-_reduce("any", cpp={"acc": {"any": "bool"}, "init": {"any": "false"},
-                    "fold": {"any": "{acc} = {acc} || (bool){v};"},
-                    "fold_omp": {"any": "{acc} = {acc} || (bool){v};"}, "omp": {"any": "||"}},
+# `any` accumulates in a 64-bit int with `|`. gcc vectorizes no loop whose OpenMP reduction
+# is a bool's `||` (its per-lane copies of a bool have no vector type), nor one that mixes a
+# 32-bit flag with a double sum ("multiple types in ... condition reduction"): a softmax pass
+# that sums exp in double and tracks whether a row is all -inf (T5's) stayed scalar either way
+_reduce("any", cpp={"acc": {"any": "int64_t"}, "init": {"any": "0"},
+                    "fold": {"any": "{acc} |= (int64_t)(bool){v};"},
+                    "fold_omp": {"any": "{acc} |= (int64_t)(bool){v};"}, "omp": {"any": "|"}},
         triton={"acc": {"any": "tl.int32"}, "ident": {"any": "0"}, "val": {"any": "({v} != 0).to(tl.int32)"},
                 "step": {"any": "{acc} + tl.where(xrmask, {val}, {ident})"},
                 "combine": {"any": "(tl.max({acc}, 1)[:, None] > 0)"}, "read": {"any": ""}})

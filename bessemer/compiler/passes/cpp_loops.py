@@ -2,15 +2,18 @@
 
 `parallel_for` / `parallel_if` decide how a nest runs on threads; `nest` builds it;
 `loop_kernel` turns a plan's statements into the LoopKernel, splitting each vector loop
-that holds gathered loads into a staging loop and the vector loop (STAGE_MAX).
+that holds gathered loads into a staging loop and the vector loop (STAGE_MAX), and reading
+the loads of a select's branches before the select (hoist_branch_loads), and computing the
+exps of masked values without libm's slow lanes (guard_low_exps).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Optional
 
-from bessemer.compiler.ir.loops import (CppPlan, Fold, Let, Load, Loop, LoopKernel, Parallel, Scope, StageDecl,
-                                        StageRef, StageStore, Store, Temp, ThreadRegion, map_tree, walk)
+from bessemer.compiler.ir.loops import (Const, CppPlan, Fold, Let, Load, Loop, LoopKernel, Op, Parallel, Scope,
+                                        StageDecl, StageRef, StageStore, Store, Temp, ThreadRegion, map_tree,
+                                        walk)
 from bessemer.compiler.ir.symbolic import Dim, hint
 from bessemer.compiler.passes.kernel_walk import Walker, symbols_of
 
@@ -66,7 +69,7 @@ def nest(loops, body, parallel: Optional[Parallel] = None, simd: Optional[tuple]
 
 def loop_kernel(w: Walker, plan: CppPlan, body: list) -> LoopKernel:
     """The LoopKernel of a walked kernel's statements under `plan`, gathered loads staged."""
-    body = stage_gathers(tuple(body))
+    body = guard_low_exps(hoist_branch_loads(stage_gathers(tuple(body))))
     return LoopKernel(w.k.name, w.param_list(), symbols_of(body), w.kind(), w.bytes_moved(), plan, body,
                       nodes=tuple(w.params), writes=tuple(w.k.stores))
 
@@ -155,3 +158,107 @@ def _staged(loop: Loop, counter: list) -> Optional[list]:
         used |= _temps(s)
     return decls + [Loop(var, start, loop.stop, tuple(pre), ctype=loop.ctype),
                     replace(loop, body=tuple(reversed(kept)))]
+
+
+# The ops whose C++ spelling evaluates an argument only on some condition (ops.OPS: `c ? a : b`,
+# `a && b`, `a || b`): the positions of those arguments.
+_CONDITIONAL_ARGS = {"where": (1, 2), "logical_and": (1,), "logical_or": (1,)}
+
+
+def hoist_branch_loads(stmts: tuple) -> tuple:
+    """`stmts` with every plain load (no condition, no gathered term) that a select's branch
+    holds read by a statement of its own before the one that selects.
+
+    A load inside `c ? b1[i] : x` is one C++ reads only where c holds, so gcc must prove the
+    address valid everywhere before it may read it unconditionally; for a strided address it
+    cannot, and the loop stays scalar (T5's causal softmax over scores plus a position bias
+    read with stride 4: its two passes with exp were scalar, 3.5 ms a call against 1.5 ms for
+    the encoder's unmasked one). A plain load's address is in range over the kernel's whole
+    domain (the walk masks every load a pad's condition guards: Load.cond), so reading it
+    always is safe; a masked or gathered load keeps its place."""
+    counter = [0]
+
+    def fresh() -> str:
+        counter[0] += 1
+        return f"ld{counter[0]}"
+
+    def lift(x, pre: list, seen: dict):
+        """x with the plain loads below it named in `pre`."""
+        def name(e):
+            if isinstance(e, Load) and not e.cond and e.indirect is None:
+                if e not in seen:
+                    seen[e] = fresh()
+                    pre.append(Let(seen[e], e.dtype, e))
+                return Temp(seen[e])
+            return e
+        return map_tree(x, name)
+
+    def split(x, pre: list, seen: dict):
+        """x with the loads of its conditional arguments lifted."""
+        if isinstance(x, Op):
+            args = list(x.args)
+            changed = False
+            for i, a in enumerate(args):
+                b = lift(a, pre, seen) if i in _CONDITIONAL_ARGS.get(x.op, ()) else split(a, pre, seen)
+                if b is not a:
+                    args[i], changed = b, True
+            return replace(x, args=tuple(args)) if changed else x
+        if isinstance(x, tuple):
+            out = tuple(split(y, pre, seen) for y in x)
+            return out if any(a is not b for a, b in zip(out, x)) else x
+        return x
+
+    def visit(body) -> tuple:
+        out: list = []
+        for s in body:
+            if isinstance(s, (Loop, ThreadRegion, Scope)):
+                s = replace(s, body=visit(s.body))
+            elif isinstance(s, (Let, Store, Fold)):
+                pre: list = []
+                v = split(s.value, pre, {})
+                if pre:
+                    out.extend(pre)
+                    s = replace(s, value=v)
+            out.append(s)
+        return tuple(out)
+    return visit(stmts)
+
+
+# An exp whose argument is built from a constant at most this low (a mask's -inf or -FLT_MAX,
+# or torch.finfo.min) runs as exp_lo (codegen/cpp.py's expf_lo): libmvec's vector expf takes a
+# scalar path for every lane below about -87.3, and such masked lanes are half of a causal
+# softmax's. The trade: exp_lo costs a few more vector ops a lane than expf (T5 small's
+# unmasked encoder softmax [8, 4, 128, 128]: 0.87 -> 1.10 ms with it, on AMD EPYC with AVX2),
+# so an exp that no such constant reaches keeps expf; its masked decoder softmax of the same
+# shape: 3.9 -> 1.3 ms. A mask that arrives as a tensor is not seen.
+LOW_EXP_CONST = -87.0
+
+
+def guard_low_exps(stmts: tuple) -> tuple:
+    """`stmts` with each float exp whose argument a constant at most LOW_EXP_CONST reaches
+    (through the kernel's named values) turned into exp_lo."""
+    lets = {s.name: s.value for s in walk(stmts) if isinstance(s, Let)}
+    memo: dict = {}
+
+    def low(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and v <= LOW_EXP_CONST
+
+    def reaches(e) -> bool:
+        for x in walk(e):
+            if isinstance(x, Const) and low(x.value):
+                return True
+            if isinstance(x, Load) and x.cond and low(x.other):
+                return True
+            if isinstance(x, Temp) and x.name in lets:
+                if x.name not in memo:
+                    memo[x.name] = False   # a cycle cannot occur; this only stops re-entry
+                    memo[x.name] = reaches(lets[x.name])
+                if memo[x.name]:
+                    return True
+        return False
+
+    def visit(x):
+        if isinstance(x, Op) and x.op == "exp" and x.dtype.is_floating_point and reaches(x.args[0]):
+            return replace(x, op="exp_lo")
+        return x
+    return map_tree(stmts, visit)
