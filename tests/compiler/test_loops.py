@@ -583,3 +583,30 @@ def test_a_tiled_kernel_keeps_its_row_values_in_the_tiles():
         return g
     program = _lower(graph, "cpp")
     assert program.kernels[0].plan.mode == "tiled", program.format()
+
+
+def test_a_transposing_reduction_reads_its_rows_contiguously():
+    """A sum over the leading dim whose result's innermost dim is not the one the input runs
+    along ([8, 4, 64, 256] summed over dim 0 into [4, 256, 64]): column blocks along the input's
+    contiguous dim, the other kept dims a batch of them, every load contiguous in the vector
+    loop (row mode summed each element over 8 rows 256 KiB apart); the values are eager's."""
+    def graph() -> Graph:
+        g = Graph()
+        x = g.input((8, 4, 64, 256), F32, (65536, 16384, 256, 1), name="x")
+        g.output([g.reduce("sum", permute(g, x, (0, 1, 3, 2)), (0,), False, F32)])
+        return g
+    program = _lower(graph, "cpp")
+    (k,) = program.kernels
+    assert k.plan.mode == "columns", program.format()
+    loads = [x for x in L.walk(k.body) if isinstance(x, L.Load)]
+    assert loads and all(dict(x.index.terms).get("o0") == 1 for x in loads), program.format()
+
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return x.permute(0, 1, 3, 2).sum(0)
+    import bessemer
+    x = torch.randn(8, 4, 64, 256)
+    m = M()
+    bessemer.compile(m, fallback="error")
+    torch.testing.assert_close(m(x), M()(x))
+    assert m.forward._bessemer_backend.compiled
