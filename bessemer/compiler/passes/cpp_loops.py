@@ -167,7 +167,7 @@ _CONDITIONAL_ARGS = {"where": (1, 2), "logical_and": (1,), "logical_or": (1,)}
 
 def hoist_branch_loads(stmts: tuple) -> tuple:
     """`stmts` with every plain load (no condition, no gathered term) that a select's branch
-    holds read by a statement of its own before the one that selects.
+    holds, in a vector loop, read by a statement of its own before the one that selects.
 
     A load inside `c ? b1[i] : x` is one C++ reads only where c holds, so gcc must prove the
     address valid everywhere before it may read it unconditionally; for a strided address it
@@ -175,7 +175,8 @@ def hoist_branch_loads(stmts: tuple) -> tuple:
     read with stride 4: its two passes with exp were scalar, 3.5 ms a call against 1.5 ms for
     the encoder's unmasked one). A plain load's address is in range over the kernel's whole
     domain (the walk masks every load a pad's condition guards: Load.cond), so reading it
-    always is safe; a masked or gathered load keeps its place."""
+    always is safe; a masked or gathered load keeps its place. A scalar loop keeps its
+    branches: there the read would cost a load on every element the select does not take."""
     counter = [0]
 
     def fresh() -> str:
@@ -208,12 +209,14 @@ def hoist_branch_loads(stmts: tuple) -> tuple:
             return out if any(a is not b for a, b in zip(out, x)) else x
         return x
 
-    def visit(body) -> tuple:
+    def visit(body, vector: bool) -> tuple:
         out: list = []
         for s in body:
-            if isinstance(s, (Loop, ThreadRegion, Scope)):
-                s = replace(s, body=visit(s.body))
-            elif isinstance(s, (Let, Store, Fold)):
+            if isinstance(s, Loop):
+                s = replace(s, body=visit(s.body, s.simd is not None))
+            elif isinstance(s, (ThreadRegion, Scope)):
+                s = replace(s, body=visit(s.body, False))
+            elif vector and isinstance(s, (Let, Store, Fold)):
                 pre: list = []
                 v = split(s.value, pre, {})
                 if pre:
@@ -221,7 +224,7 @@ def hoist_branch_loads(stmts: tuple) -> tuple:
                     s = replace(s, value=v)
             out.append(s)
         return tuple(out)
-    return visit(stmts)
+    return visit(stmts, False)
 
 
 # An exp whose argument is built from a constant at most this low (a mask's -inf or -FLT_MAX,
