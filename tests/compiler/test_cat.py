@@ -194,3 +194,23 @@ def test_a_join_that_stays_aten_is_saved_not_run_again_in_the_backward():
     for a, b in zip(ref.parameters(), model.parameters()):
         torch.testing.assert_close(b.grad, a.grad, rtol=1e-4, atol=1e-5)
     assert _externs(model.forward, "aten.cat") == 1
+
+
+def test_a_cat_of_many_parts_is_not_looked_at_part_by_part():
+    """The partitioner asks for a cat's form once per part: a cat of more than CAT_MAX_LISTED
+    parts (an unbind's backward joins every piece) is ATen's without a look at its parts, so
+    that asking costs nothing; up to CAT_MAX_PARTS non-empty parts among few stay lowered."""
+    from bessemer.compiler.lowering import movement
+    assert movement.cat_lowered([(2, 3), (2, 0), (2, 5)], -1)
+    many = [(2, 0)] * movement.CAT_MAX_LISTED + [(2, 3)]
+    assert not movement.cat_lowered(many, -1)
+
+    class Node:   # an FX node as _cat_form reads it: args and each part's meta["val"]
+        def __init__(self, parts):
+            self.args, self.kwargs = (parts, -1), {}
+
+    class Part:
+        meta = {"val": torch.empty(2, 3)}
+
+    assert movement._cat_form(Node([Part(), Part()]))
+    assert not movement._cat_form(Node([Part()] * (movement.CAT_MAX_LISTED + 1)))

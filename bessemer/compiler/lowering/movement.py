@@ -192,11 +192,19 @@ def _constant_pad_nd(lower, node, x, pad, value=0):
 # and a cat of more parts (a DenseNet block joins up to 24) would test every part at every
 # element.
 CAT_MAX_PARTS = 4
+# A cat of more parts than this, empty ones included, stays ATen's unlooked-at: the
+# partitioner asks for the form of a cat once for each of its parts, and the backward of an
+# unbind into 21,698 pieces is a cat of 21,698 (a fuzzed program's compile took minutes
+# looking at all of them each time)
+CAT_MAX_LISTED = 64
 
 
 def cat_lowered(shapes: Sequence[tuple], dim: int) -> bool:
     """Whether a cat of parts of these shapes along `dim` is lowered: at most CAT_MAX_PARTS
-    non-empty parts, joined along the last dim, of static sizes along it."""
+    non-empty parts (and CAT_MAX_LISTED parts in all), joined along the last dim, of static
+    sizes along it."""
+    if len(shapes) > CAT_MAX_LISTED:
+        return False
     rank = max((len(s) for s in shapes), default=0)
     if rank == 0 or dim % rank != rank - 1:
         return False
@@ -209,7 +217,10 @@ def _arg(n, i: int, name: str, default):
 
 
 def _cat_form(n) -> bool:
-    vals = [a.meta.get("val") if hasattr(a, "meta") else None for a in _arg(n, 0, "tensors", ())]
+    tensors = _arg(n, 0, "tensors", ())
+    if len(tensors) > CAT_MAX_LISTED:
+        return False
+    vals = [a.meta.get("val") if hasattr(a, "meta") else None for a in tensors]
     return all(isinstance(v, torch.Tensor) for v in vals) and cat_lowered([tuple(v.shape) for v in vals],
                                                                            _arg(n, 1, "dim", 0))
 
