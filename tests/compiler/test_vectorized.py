@@ -19,14 +19,19 @@ from bessemer.compiler.codegen import build, cpp
 pytestmark = pytest.mark.skipif(not cpp._use_mvec(), reason="no libmvec: no vector math functions here")
 
 
-def _scalar_kernels(source: str, tmp_path) -> list[str]:
+def _vectorized_lines(source: str, tmp_path) -> set[int]:
+    """The source lines gcc's vectorizer report names as vectorized loops, built with the
+    project's own flags."""
     path = tmp_path / "k.cpp"
     path.write_text(source)
     flags = [f for f in build.build_flags() if f != "-shared"]
     proc = subprocess.run([*build.compiler_cmd(), *flags, "-c", "-fopt-info-vec-optimized", str(path),
                            "-o", str(tmp_path / "k.o")], capture_output=True, text=True, check=True)
-    vectorized = {int(m.group(1)) for m in re.finditer(r"k\.cpp:(\d+):\d+: optimized: loop vectorized",
-                                                        proc.stderr)}
+    return {int(m.group(1)) for m in re.finditer(r"k\.cpp:(\d+):\d+: optimized: loop vectorized", proc.stderr)}
+
+
+def _scalar_kernels(source: str, tmp_path) -> list[str]:
+    vectorized = _vectorized_lines(source, tmp_path)
     lines = source.split("\n")
     starts = [(i + 1, re.search(r"void (\w+)\(", line).group(1))
               for i, line in enumerate(lines) if line.startswith('extern "C" void')]
@@ -56,13 +61,7 @@ def test_a_rotary_embedding_kernel_vectorizes(dtype, tmp_path):
 
 def _unvectorized_loops(source: str, tmp_path) -> list[int]:
     """The lines of `#pragma omp simd` loops gcc left scalar."""
-    path = tmp_path / "k.cpp"
-    path.write_text(source)
-    flags = [f for f in build.build_flags() if f != "-shared"]
-    proc = subprocess.run([*build.compiler_cmd(), *flags, "-c", "-fopt-info-vec-optimized", str(path),
-                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True, check=True)
-    vectorized = {int(m.group(1)) for m in re.finditer(r"k\.cpp:(\d+):\d+: optimized: loop vectorized",
-                                                        proc.stderr)}
+    vectorized = _vectorized_lines(source, tmp_path)
     lines = source.split("\n")
     # gcc names a vectorized loop by its pragma's line or one of its statements' lines: a
     # pragma's loop is vectorized when a report falls between it and the next pragma
