@@ -4,6 +4,7 @@ nets compiled with fallback="error" train as eager does (values, gradients, para
 after SGD steps against a float64 reference), parameter gradients and outputs keep eager's
 strides, and the joint graph's convolutions did read channels-last operands."""
 import copy
+import operator
 
 import pytest
 import torch
@@ -375,10 +376,11 @@ class Shortcut(nn.Module):
         return self.bn(self.conv(x)).relu().mean((2, 3))
 
 
-def test_a_strided_1x1_convolution_stays_in_eagers_layout_and_trains_as_eager():
+def test_a_strided_1x1_convolutions_weight_gradient_runs_at_stride_1_and_trains_as_eager():
     """oneDNN's weight gradient of a strided 1x1 convolution over a channels-last input came
-    out wrong on an AVX2 CPU, differently from call to call: such a convolution is not
-    rewritten, and its weight's gradient equals eager's on every one of several steps."""
+    out wrong on an AVX2 CPU, differently from call to call: its backward is split, the
+    weight gradient computed at stride 1 over the input's subsampled copy; the weight's
+    gradient equals eager's on every one of several steps."""
     torch.manual_seed(0)
     x = torch.randn(2, 4, 8, 8)
     ref = Shortcut()
@@ -391,8 +393,47 @@ def test_a_strided_1x1_convolution_stays_in_eagers_layout_and_trains_as_eager():
         torch.testing.assert_close(model.conv.weight.grad, ref.conv.weight.grad, rtol=1e-4, atol=1e-6,
                                    msg=lambda m: f"step {step}: {m}")
     assert model.forward._bessemer_backend.compiled
-    g = torch.fx.symbolic_trace(lambda x, w: torch.ops.aten.convolution.default(
-        x, w, None, [2, 2], [0, 0], [1, 1], False, [0, 0], 1)).graph
-    conv = next(n for n in g.nodes if n.op == "call_function")
-    conv.args[0].meta["val"], conv.args[1].meta["val"] = torch.empty(2, 4, 8, 8), torch.empty(8, 4, 1, 1)
-    assert not channels_last._eligible(conv)
+
+
+def _strided_1x1_graph(mask):
+    conv_bwd = torch.ops.aten.convolution_backward.default
+    g = torch.fx.symbolic_trace(lambda go, x, w: conv_bwd(
+        go, x, w, None, [2, 2], [0, 0], [1, 1], False, [0, 0], 1, mask)).graph
+    n = next(n for n in g.nodes if n.op == "call_function")
+    g.erase_node(next(n for n in g.nodes if n.op == "output"))
+    n.meta["val"] = conv_bwd(torch.empty(2, 8, 4, 4), torch.empty(2, 4, 8, 8), torch.empty(8, 4, 1, 1),
+                             None, [2, 2], [0, 0], [1, 1], False, [0, 0], 1, mask)
+    for a, v in zip(n.args[:3], (torch.empty(2, 8, 4, 4), torch.empty(2, 4, 8, 8), torch.empty(8, 4, 1, 1))):
+        a.meta["val"] = v
+    with g.inserting_after(n):
+        items = [g.call_function(operator.getitem, (n, i)) for i in range(3) if mask[i]]
+    for it in items:
+        it.meta["val"] = n.meta["val"][it.args[1]]
+    g.output(tuple(items))
+    return g
+
+
+@pytest.mark.parametrize("mask", [[True, True, False], [False, True, False]])
+def test_the_split_of_a_strided_1x1_backward(mask):
+    """The input gradient stays at the stride, reading a stand-in for the input (its sizes and
+    layout only); the weight gradient is a stride-1 backward over x[:, :, ::2, ::2] copied
+    channels-last; a backward that wants no input gradient is the stride-1 one alone."""
+    g = _strided_1x1_graph(mask)
+    assert channels_last.convolutions_channels_last(g) >= 1
+    bwds = [n for n in g.nodes if n.op == "call_function" and n.target is torch.ops.aten.convolution_backward.default]
+    by_stride = {tuple(n.args[4]): n for n in bwds}
+    assert len(bwds) == (2 if mask[0] else 1) and (1, 1) in by_stride
+    w = by_stride[(1, 1)]
+    assert list(w.args[10]) == [False, True, False]
+    sub = w.args[1]
+    assert sub.target is torch.ops.aten.clone.default and sub.kwargs["memory_format"] is torch.channels_last
+    assert tuple(sub.meta["val"].shape) == (2, 4, 4, 4)
+    assert [a.args[4] for a in (sub.args[0], sub.args[0].args[0])] == [2, 2]      # the slices' steps
+    if mask[0]:
+        d = by_stride[(2, 2)]
+        assert list(d.args[10]) == [True, False, False]
+        assert d.args[1].target is torch.ops.aten.empty_strided.default
+        assert d.args[1].meta["val"].is_contiguous(memory_format=torch.channels_last)
+    out = next(n for n in g.nodes if n.op == "output")
+    assert all(isinstance(a, torch.fx.Node) for a in out.args[0])
+    g.lint()
