@@ -37,7 +37,7 @@ import torch
 from bessemer.compiler.ir import symbolic
 from bessemer.compiler.ir import graph as ir
 from bessemer.compiler.ir.views import layout_of
-from bessemer.compiler.runtime import gemm as onednn
+from bessemer.compiler.runtime import gemm as products
 from bessemer.compiler.runtime import graph_call as runtime
 from bessemer.compiler.codegen import backends
 from bessemer.compiler.codegen.wrapper import write_wrapper
@@ -148,9 +148,10 @@ class Pipeline:
         plan = self._timed("plan_memory", plan_memory, sched, donated | maybe, writes.stores)
         self._dump("plan_memory", plan.format())
         chosen = self._timed("gemm_choice", choose_gemms, sched, device, self.gemm,
-                             onednn.onednn_mm if onednn.linear_op() is not None else None)
+                             products.onednn_mm if products.linear_op() is not None else None,
+                             products.blocked_mm)
         if chosen:
-            self._dump("gemm_choice", "on oneDNN: " + ", ".join(chosen) + "\n")
+            self._dump("gemm_choice", "not ATen's one call: " + ", ".join(chosen) + "\n")
         loops = self._timed("lower_kernels", lower_kernels, sched, backend.name)
         if self.debug_dir:
             self._dump("loops", loops.format())

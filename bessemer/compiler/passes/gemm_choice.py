@@ -1,14 +1,15 @@
-"""Which library computes each float32 matrix product on the CPU: ATen's BLAS or oneDNN.
+"""How each float32 matrix product on the CPU is computed: ATen's BLAS in one call, oneDNN,
+or ATen's BLAS in blocks of columns.
 
 A scheduled `mm(a, b)` or `addmm(bias, a, b)` (beta = alpha = 1, a [N] bias) whose `a` is
 row-major and whose `b` is row- or column-major, with static sizes and at least MIN_FLOPS
-of work, is timed both ways once per process and per (sizes, b's order, bias, threads), on
-fresh tensors of the same layout, and runs on oneDNN (runtime/gemm.onednn_mm, which the
-pipeline hands in) where that was faster by at least MARGIN. The choice is made at compile
-time and written into the program.
+of work, is timed every way once per process and per (sizes, b's order, bias, threads), on
+fresh tensors of the same layout, and runs the fastest way (runtime/gemm.py: onednn_mm,
+blocked_mm, which the pipeline hands in) where that beat ATen's one call by at least MARGIN.
+The choice is made at compile time and written into the program.
 
-Measured on this project's AMD EPYC (2 cores, torch 2.13's MKL and oneDNN 3.12; GFLOP/s,
-ATen / oneDNN): a linear's forward [1024, 256] x [256, 256]^T 166 / 187, [1024, 256] x
+oneDNN. Measured on this project's AMD EPYC (2 cores, torch 2.13's MKL and oneDNN 3.12;
+GFLOP/s, ATen / oneDNN): a linear's forward [1024, 256] x [256, 256]^T 166 / 187, [1024, 256] x
 [256, 1024]^T 140 / 190, [1024, 1024] x [1024, 256]^T 156 / 196, an LM head [1024, 256] x
 [256, 8192]^T 114 / 130; its input gradient [1024, 256] x [256, 256] 167 / 208; but its
 weight gradient (`a` column-major) [1024, 1024] x [1024, 256] 177 / 135, which is why `a`
@@ -16,8 +17,15 @@ must be row-major and why each product is measured rather than assumed. Whole tr
 steps, the two libraries alternating in one process (16 rounds of 3 steps, median): BERT
 small 156.3 -> 146.0 ms, GPT-2 small 229.9 -> 212.8 ms.
 
-`config.gemm = "aten"` keeps every product on ATen (its products bit for bit eager's;
-oneDNN's agree with them to float32 rounding).
+Blocks of columns (a result at least MIN_BLOCKED_COLUMNS wide). An LM head's forward
+[1024, 256] x [256, 8192]^T on an AVX2 EPYC, 2 threads, median of 15 calls into retained
+memory: ATen 30.3 ms, oneDNN 30.1, ATen in blocks of 512 / 1024 / 2048 columns 28.1 / 27.0 /
+27.4 (blocks of rows: 34-36). Whole steps, the LM head's product alternating between oneDNN
+and the blocks in one process (12 rounds of 3 steps, median): DistilGPT-2 small 176.6 ->
+171.3 ms, GPT-2 small 256.4 -> 252.2 ms.
+
+`config.gemm = "aten"` keeps every product on ATen's one call (its products bit for bit
+eager's; the others agree with them to float32 rounding).
 """
 from __future__ import annotations
 
@@ -51,14 +59,21 @@ REPEATS = 7
 MIN_REPEATS = 2
 TIME_BUDGET = 0.08
 
-_decisions: dict[tuple, bool] = {}
+# Products whose result is at least this wide are also timed in blocks of columns (two blocks
+# of runtime/gemm.BLOCK_COLUMNS or more); narrower ones have nothing to gain from it, and
+# every candidate timed costs compile time.
+MIN_BLOCKED_COLUMNS = 2048
+
+_decisions: dict[tuple, Optional[str]] = {}
 
 
 def choose_gemms(sched: Schedule, device: torch.device, mode: str = "auto",
-                 onednn_mm: Optional[Callable] = None) -> list[str]:
-    """Rewrites the chosen products of `sched` to `onednn_mm(a, b[, bias])` (runtime/gemm.py,
-    None where this torch has no oneDNN); the names of the rewritten steps."""
-    if mode != "auto" or torch.device(device).type != "cpu" or onednn_mm is None:
+                 onednn_mm: Optional[Callable] = None, blocked_mm: Optional[Callable] = None) -> list[str]:
+    """Rewrites the products of `sched` that run faster another way to `onednn_mm(a, b[, bias])`
+    (None where this torch has no oneDNN) or `blocked_mm(a, b[, bias])`; the rewritten steps,
+    each as "name (way)"."""
+    ways = {k: fn for k, fn in (("onednn", onednn_mm), ("blocked", blocked_mm)) if fn is not None}
+    if mode != "auto" or torch.device(device).type != "cpu" or not ways:
         return []
     chosen = []
     for s in sched.steps:
@@ -68,13 +83,16 @@ def choose_gemms(sched: Schedule, device: torch.device, mode: str = "auto",
         if form is None:
             continue
         a, b, bias, key = form
-        if key not in _decisions:
-            _decisions[key] = _onednn_faster(*key, onednn_mm=onednn_mm)
-        if _decisions[key]:
-            s.attrs["target"] = onednn_mm
+        offered = {k: fn for k, fn in ways.items() if k != "blocked" or key[2] >= MIN_BLOCKED_COLUMNS}
+        dkey = (*key, tuple(offered))
+        if dkey not in _decisions:
+            _decisions[dkey] = _fastest(*key, ways=offered)
+        way = _decisions[dkey]
+        if way is not None:
+            s.attrs["target"] = offered[way]
             s.attrs["args"] = (a, b) if bias is None else (a, b, bias)
             s.attrs["kwargs"] = {}
-            chosen.append(s.name)
+            chosen.append(f"{s.name} ({way})")
     return chosen
 
 
@@ -122,14 +140,15 @@ def _product(s: Node, realized) -> Optional[tuple]:
     return a, b, bias, (m, k, n, b_col, bias is not None, torch.get_num_threads())
 
 
-def _onednn_faster(m: int, k: int, n: int, b_col: bool, has_bias: bool, threads: int, *,
-                   onednn_mm: Callable) -> bool:
-    """Time ATen's and oneDNN's product on fresh tensors of this layout, interleaved, best of
-    MIN_REPEATS to REPEATS rounds each (TIME_BUDGET)."""
+def _fastest(m: int, k: int, n: int, b_col: bool, has_bias: bool, threads: int, *,
+             ways: dict[str, Callable]) -> Optional[str]:
+    """Time ATen's product and each of `ways` on fresh tensors of this layout, interleaved, best
+    of MIN_REPEATS to REPEATS rounds each (TIME_BUDGET): the fastest way that beat ATen by
+    MARGIN, or None (ATen's)."""
     # real tensors, whatever tracing modes the compile runs under (a fake tensor mode would
     # time nothing), from a generator of its own (never the user's random stream)
     with torch._subclasses.fake_tensor.unset_fake_temporarily(), _no_modes():
-        return _time_both(m, k, n, b_col, has_bias, onednn_mm)
+        return _time_all(m, k, n, b_col, has_bias, ways)
 
 
 def _no_modes():
@@ -137,7 +156,7 @@ def _no_modes():
     return _disable_current_modes()
 
 
-def _time_both(m: int, k: int, n: int, b_col: bool, has_bias: bool, onednn_mm: Callable) -> bool:
+def _time_all(m: int, k: int, n: int, b_col: bool, has_bias: bool, ways: dict[str, Callable]) -> Optional[str]:
     gen = torch.Generator().manual_seed(0)
 
     def rand(*size):
@@ -147,25 +166,31 @@ def _time_both(m: int, k: int, n: int, b_col: bool, has_bias: bool, onednn_mm: C
         b = rand(n, k).t() if b_col else rand(k, n)
         bias = rand(n) if has_bias else None
         if has_bias:
-            def ours():
+            def aten_one_call():
                 return aten.addmm.default(bias, a, b)
         else:
-            def ours():
+            def aten_one_call():
                 return aten.mm.default(a, b)
-
-        def theirs():
-            return onednn_mm(a, b, bias)
-        try:
-            ours(), theirs()              # oneDNN builds its primitive on the first call
-            t0 = time.perf_counter()
-            theirs()
-            round_s = 2 * (time.perf_counter() - t0)
-        except RuntimeError:
-            return False
-        best = [float("inf"), float("inf")]
+        fns = {None: aten_one_call}
+        t0 = time.perf_counter()
+        aten_one_call()
+        round_s = time.perf_counter() - t0
+        for way, fn in ways.items():
+            try:
+                fn(a, b, bias)            # oneDNN builds its primitive on the first call
+                t0 = time.perf_counter()
+                fn(a, b, bias)
+                round_s += time.perf_counter() - t0
+            except RuntimeError:
+                continue
+            fns[way] = (lambda fn=fn: fn(a, b, bias))
+        if len(fns) == 1:
+            return None
+        best = dict.fromkeys(fns, float("inf"))
         for _ in range(max(MIN_REPEATS, min(REPEATS, int(TIME_BUDGET / round_s)))):
-            for i, fn in enumerate((ours, theirs)):
+            for way, fn in fns.items():
                 t0 = time.perf_counter()
                 fn()
-                best[i] = min(best[i], time.perf_counter() - t0)
-    return best[1] < best[0] * (1 - MARGIN)
+                best[way] = min(best[way], time.perf_counter() - t0)
+    way = min((w for w in best if w is not None), key=best.__getitem__)
+    return way if best[way] < best[None] * (1 - MARGIN) else None

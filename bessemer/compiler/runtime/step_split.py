@@ -128,6 +128,7 @@ def _sdpa_backward(heads_second: bool) -> Callable:
 MATMUL_FLOPS: dict[str, Callable[[tuple, dict, Any], int]] = {
     "mm": _mm, "addmm": _addmm, "bmm": _bmm, "baddbmm": _baddbmm, "linear": _linear,
     "onednn_mm": _mm,     # runtime/gemm.py: (a, b[, bias]), a product the compiler put on oneDNN
+    "blocked_mm": _mm,    # runtime/gemm.py: the same, on ATen in blocks of columns
     "convolution": _convolution, "convolution_backward": _convolution_backward,
     **{name: _sdpa(True) for name in (
         "scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
