@@ -80,9 +80,10 @@ class TrainingCompilerConfig:
                  tracing, the partitioner and the pipeline (compiler/capture/graph_cache.py;
                  BESSEMER_GRAPH_CACHE=0 also turns it off)
     gemm         "auto" (default): each large float32 matrix product on the CPU runs on
-                 ATen's BLAS or on oneDNN, whichever was measured faster for its sizes and
-                 layout when the graph compiled (oneDNN sums in its own order: results
-                 agree with eager's to float32 rounding); "aten": always ATen's, as eager
+                 ATen's BLAS in one call, on oneDNN, or on ATen's in blocks of columns
+                 (a wide result), whichever was measured fastest for its sizes and layout
+                 when the graph compiled (oneDNN sums in its own order: results agree with
+                 eager's to float32 rounding); "aten": always ATen's one call, as eager
                  (compiler/passes/gemm_choice.py)
     retain_host_memory  keep freed host (CPU) memory in the process for the next step
                  instead of returning it to the operating system and faulting it back in
