@@ -11,8 +11,8 @@
                  the input by the kernel computing it, after every reader of the old value
     plan_memory  the step order that lowers the peak; liveness; outputs written in place
                  over dying inputs, dead storages handed to new buffers; the planned peak
-    gemm_choice  each large float32 CPU matrix product on ATen's BLAS or oneDNN, whichever
-                 was measured faster for its sizes and layout
+    gemm_choice  each large float32 CPU matrix product on ATen's BLAS in one call, oneDNN, or
+                 ATen's in blocks of columns, whichever was measured fastest for its sizes
     render       kernels -> source: one C++ translation unit (CPU) or one Triton
                  module (GPU); codegen/backends.py picks by the graph's device
     build        gcc / the module import, through the content-addressed cache
