@@ -437,3 +437,16 @@ def test_the_split_of_a_strided_1x1_backward(mask):
     out = next(n for n in g.nodes if n.op == "output")
     assert all(isinstance(a, torch.fx.Node) for a in out.args[0])
     g.lint()
+
+
+def test_a_float64_strided_1x1_backward_is_left_alone():
+    """Only a convolution oneDNN runs (CPU, float32) is split: in float64 the graph stays."""
+    g = _strided_1x1_graph([True, True, False])
+    for n in g.nodes:
+        if isinstance(n.meta.get("val"), torch.Tensor):
+            n.meta["val"] = n.meta["val"].double()
+        elif isinstance(n.meta.get("val"), tuple):
+            n.meta["val"] = tuple(v.double() if v is not None else None for v in n.meta["val"])
+    before = [(n.target, n.args) for n in g.nodes]
+    assert channels_last.convolutions_channels_last(g) == 0
+    assert [(n.target, n.args) for n in g.nodes] == before
