@@ -124,11 +124,6 @@ def available() -> bool:
     return ENABLED and torch.backends.mkldnn.is_available()
 
 
-def _eligible(n: fx.Node) -> bool:
-    """A convolution rewritten as it is: channels-last operands."""
-    return _rewritable(n) and not _wrong_weight_gradient(n)
-
-
 def _rewritable(n: fx.Node) -> bool:
     """A CPU float32 convolution (forward or backward) with static sizes, operands in eager's
     layout and large enough an input (MIN_INPUT_PER_WEIGHT)."""
@@ -189,6 +184,16 @@ class _Rewriter:
         self.cl[x] = c
         return c
 
+    def stand_in(self, v: torch.Tensor, before: fx.Node) -> fx.Node:
+        """An uninitialized channels-last tensor of v's sizes, placed before `before`: what an
+        op that reads its operand's sizes and layout only (not its values) is given instead."""
+        kw = {"dtype": v.dtype, "layout": torch.strided, "device": v.device, "pin_memory": False}
+        stride = v.clone(memory_format=CL).stride()
+        with self.g.inserting_before(before):
+            e = self.g.call_function(aten.empty_strided.default, (list(v.shape), list(stride)), kw)
+        e.meta["val"] = v.new_empty_strided(v.shape, stride)
+        return e
+
     def pool_backward(self, n: fx.Node) -> bool:
         """ATen's max-pool backward over channels-last gradients and indices, its input's
         stand-in (read for its sizes and layout) channels-last: its output is channels-last."""
@@ -196,11 +201,7 @@ class _Rewriter:
         vg, vx, vi = _val(grad), _val(x), _val(idx)
         if not (_wants(vg) and _static4(vx) and vx.is_contiguous() and _static4(vi) and vi.is_contiguous()):
             return False
-        kw = {"dtype": vx.dtype, "layout": torch.strided, "device": vx.device, "pin_memory": False}
-        stride = vx.clone(memory_format=CL).stride()
-        with self.g.inserting_before(n):
-            e = self.g.call_function(aten.empty_strided.default, (list(vx.shape), list(stride)), kw)
-        e.meta["val"] = vx.new_empty_strided(vx.shape, stride)
+        e = self.stand_in(vx, n)
         n.args = (self.channels_last(grad), e, *n.args[2:7], self.channels_last(idx, any_dtype=True))
         self._outputs(n)
         return True
@@ -236,12 +237,7 @@ class _Rewriter:
         if not any(rest) and not n.users:
             g.erase_node(n)
             return
-        stride_cl = vx.clone(memory_format=CL).stride()
-        kw = {"dtype": vx.dtype, "layout": torch.strided, "device": vx.device, "pin_memory": False}
-        with g.inserting_before(n):
-            e = g.call_function(aten.empty_strided.default, (list(vx.shape), list(stride_cl)), kw)
-        e.meta["val"] = vx.new_empty_strided(vx.shape, stride_cl)
-        n.args = (go_cl, e, w_cl, *n.args[3:10], rest)
+        n.args = (go_cl, self.stand_in(vx, n), w_cl, *n.args[3:10], rest)
         self._outputs(n)
 
     def convolution(self, n: fx.Node) -> None:
