@@ -112,3 +112,36 @@ def test_narrow_floor_division_gives_eager_bits(dtype, backend):
         got, want = c(*args), f(*args)
         same = (_bits(got) == _bits(want)) | (got.isnan() & want.isnan())
         assert same.all(), (got[~same][:5], want[~same][:5])
+
+
+@pytest.mark.parametrize("backend", ["cpp", "triton"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_narrow_scalar_operands_give_eager_bits(dtype, backend):
+    """How ATen's CPU kernels read a one-element operand of a bf16 or fp16 result: mul and
+    true division by a number or a 0-dim float32 / float64 tensor take its own value as a
+    float (`bf16 * 0.3` multiplies by 0.3f); add and sub narrow it to the result's type
+    first (`bf16 + 0.3` adds 0.30078125), as does a 0-dim tensor before a mul or div; add
+    with alpha narrows alpha too and rounds `a + b * alpha` once; addcmul and lerp compute
+    their formula in float and round once. Each bit for bit (the eager rounding of a chain
+    of narrow ops is in none of them)."""
+    import bessemer
+    gen = torch.Generator().manual_seed(0)
+    x = (torch.randn(64, 96, generator=gen) * 3).to(dtype)
+    y = (torch.randn(64, 96, generator=gen) * 2).to(dtype)
+    w = torch.rand(64, 96, generator=gen).to(dtype)
+    s, sd = torch.tensor(0.37), torch.tensor(3.7, dtype=torch.float64)
+    cases = [
+        (lambda x, s: x * s, (x, s)), (lambda x, s: x / s, (x, s)), (lambda x, s: x / s, (x, sd)),
+        (lambda x, s: s * x, (x, s)), (lambda x, s: s / x, (x, s)),
+        (lambda x: x * 0.3, (x,)), (lambda x: x / 0.3, (x,)), (lambda x: x * 257, (x,)),
+        (lambda x: x + 0.3, (x,)), (lambda x: x - 0.3, (x,)), (lambda x, s: x + s, (x, s)),
+        (lambda x, y: torch.add(x, y, alpha=0.3), (x, y)), (lambda x, s: torch.sub(x, s, alpha=0.3), (x, s)),
+        (lambda x, s: torch.addcmul(x, x, s), (x, s)), (lambda x, y, w: torch.lerp(x, y, w), (x, y, w)),
+        (lambda x, y, s: torch.lerp(x, y, s), (x, y, torch.tensor(0.7))),
+    ]
+    for i, (f, args) in enumerate(cases):
+        torch._dynamo.reset()
+        c = bessemer.compile(f, fallback="error", backend=backend, graph_cache=False)
+        got, want = c(*args), f(*args)
+        same = (_bits(got) == _bits(want)) | (got.isnan() & want.isnan())
+        assert same.all(), (i, got[~same][:5], want[~same][:5])

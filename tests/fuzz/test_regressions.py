@@ -653,3 +653,19 @@ def test_seed_51842_views_of_one_root_read_from_a_broadcast_input_stay_views():
         v = a0 * 1
         return (v, v[:, 1:], v.t())
     assert_like_eager(wider, [Input((3, 4), 'float32', layout='e', seed=5)], seed=51842)
+
+
+def test_seed_57849_a_bf16_quotient_by_a_float32_scalar_reads_it_unrounded():
+    """Seed 57849: a bf16 tensor divided by a 0-dim float32 tensor. ATen's CPU division
+    takes a one-element divisor at float precision; the compiled kernel narrowed it to bf16
+    first, and the quotients (one bf16 step apart in places) summed into the scalar's
+    gradient came to 58.0 against eager's 58.25."""
+    def prog(a0, a1, a2):
+        v0 = torch.cat((a1, a0, a0), dim=-2)
+        v2 = v0 / a2
+        return (v2,)
+    assert_like_eager(prog, [
+        Input((1, 11), 'bfloat16', seed=3702336),
+        Input((2, 11), 'bfloat16', seed=3702337),
+        Input((), 'float32', grad=True, seed=3702338),
+    ], seed=57849)

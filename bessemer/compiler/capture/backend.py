@@ -34,7 +34,7 @@ from bessemer.config import TrainingCompilerConfig
 ENV_VERIFY = "BESSEMER_VERIFY"
 from bessemer.compiler.capture import direct
 from bessemer.compiler.capture import graph_cache
-from bessemer.compiler.lowering import attention, nan_semantics, thin_matmul
+from bessemer.compiler.lowering import attention, nan_semantics, narrow_float, thin_matmul
 from bessemer.compiler.partition import partitioner as partition
 from bessemer.compiler.lowering import pooling
 from bessemer.compiler.runtime import graph_call as runtime
@@ -132,6 +132,7 @@ def _decompositions() -> dict:
     table = dict(core_aten_decompositions())
     table.update(get_decompositions(_EXTRA_DECOMPOSITIONS))
     table.update(nan_semantics.table())   # eager's branch for NaN
+    table.update(narrow_float.table())    # bf16 / fp16 formulas rounded once, as ATen's kernels
     table[aten._weight_norm_interface_backward.default] = _weight_norm_backward
     table[aten.max_pool2d_with_indices.default] = pooling.max_pool2d_with_indices
     # bf16 / fp16 attention backward on a CPU (lowering/attention.py; float32 keeps ATen's kernel)

@@ -416,6 +416,10 @@ def _py(value: Any, dtype: torch.dtype) -> Any:
         value = value.item()
     if dtype == torch.bool:
         return bool(value)
+    if dtype in (torch.bfloat16, torch.float16):
+        # the value the narrow type holds: eager narrows a number to the tensor's type
+        # (`bf16 + 0.3` adds 0.30078125), and a constant of that type is that value
+        return float(torch.tensor(float(value), dtype=torch.float64).to(dtype))
     if dtype.is_floating_point:
         return float(value)
     return int(value)

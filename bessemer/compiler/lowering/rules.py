@@ -60,10 +60,29 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(out)
 
 
+_NARROW = (torch.bfloat16, torch.float16)
+
+
+def _one_element(x) -> bool:
+    return not is_node(x) or all(d == 1 for d in x.shape)
+
+
+def scalar_operand_wide(compute: torch.dtype, b) -> bool:
+    """Whether ATen's CPU kernels take `b` at float precision: a mul or a division computed
+    in bf16 or fp16 whose second operand has one element (a number, a 0-dim tensor of any
+    type) reads that operand's own value as a float and rounds the result once (`bf16 * 0.3`
+    multiplies by 0.3f, `bf16 / f32_scalar` divides by it unrounded), as do the kernels that
+    scale by a number argument (leaky_relu's slope, dropout's scale); add's and a
+    comparison's number, and a tensor operand, are narrowed to the narrow type first."""
+    return compute in _NARROW and _one_element(b)
+
+
 def pointwise(g: Graph, op: str, args: Sequence[Any], out_dtype: torch.dtype,
               compute: Optional[torch.dtype] = None) -> Node:
     """An elementwise op with broadcasting; args are cast to the compute dtype."""
     compute = compute or out_dtype
+    if op in ("mul", "div") and len(args) == 2 and scalar_operand_wide(compute, args[1]):
+        compute = torch.float32
     shape = broadcast_shapes(*[_shape_of(a) for a in args])
     nodes = [as_node(g, a, shape, compute) for a in args]
     result = torch.bool if returns_bool(op) else compute
@@ -159,10 +178,18 @@ def _isx(lower, node, x):
 def _binary(name: str, compare: bool = False):
     def fn(lower, node, a, b, alpha=None, **kw):
         out = lower.dtype(node)
+        g = lower.g
         if alpha is not None and alpha != 1:
-            b = pointwise(lower.g, "mul", [b, alpha], promote(b, alpha) if is_node(b) else out)
+            if out in _NARROW:
+                # ATen: alpha and b narrowed to the result's type, a + b * alpha in float,
+                # rounded once
+                shape = broadcast_shapes(_shape_of(a), _shape_of(b))
+                b_n = as_node(g, b, shape, out)
+                return pointwise(g, name, [a, pointwise(g, "mul", [b_n, g.const(alpha, shape, out)],
+                                                        torch.float32)], out, torch.float32)
+            b = pointwise(g, "mul", [b, alpha], promote(b, alpha) if is_node(b) else out)
         compute = promote(a, b) if compare else out
-        return pointwise(lower.g, name, [a, b], out, compute)
+        return pointwise(g, name, [a, b], out, compute)
     return fn
 
 
@@ -212,7 +239,7 @@ def _div_mode(lower, node, a, b, rounding_mode=None):
     if rounding_mode == "floor" and narrow_steps:
         return lower.g.cast(_floordiv_narrow(lower.g, a, b, compute), out)
     op = "floordiv" if rounding_mode == "floor" else "truncdiv"
-    return pointwise(lower.g, op, [a, b], out, compute)
+    return pointwise(lower.g, op, [a, b], out, torch.float32 if scalar_operand_wide(compute, b) else compute)
 
 
 def _floordiv_narrow(g, a, b, dt: torch.dtype) -> Node:
