@@ -66,9 +66,10 @@ def column_mean_bf16() -> Graph:
 
 def bf16_stores() -> Graph:
     """Stores into bf16 buffers: a copy, a cast and a rounded sum are bf16 values already
-    (stored exact, without a second rounding); so is a where() choosing the constant 0.1,
-    which lies between bf16's values: it is rounded at once, as eager's where of a bf16
-    tensor and 0.1 holds 0.1 in bf16. The copy is its argument's value, read as it is."""
+    (stored exact, without a second rounding); so is a where() choosing between a bf16
+    tensor and the constant 0.1, which a bf16 constant holds as 0.1's bf16 value,
+    0.10009765625, as eager's where of a bf16 tensor and 0.1 does: no rounding at all. The
+    copy is its argument's value, read as it is."""
     g = Graph()
     bf = torch.bfloat16
     x = g.input((4, 8), F32, (8, 1), name="x")
@@ -302,7 +303,8 @@ GOLDEN = {
             let t2: bf16 = round_bf16(add(b0[o0]:bf16, b0[o0]:bf16):bf16)
             store b4[o0]:bf16 exact = t2
             let t3: bool = gt(b2[o0]:f32, 0.0:f32):bool
-            let t4: bf16 = round_bf16(where(t3, b0[o0]:bf16, 0.1:bf16):bf16)
+            let ld1: bf16 = b0[o0]:bf16
+            let t4: bf16 = where(t3, ld1, 0.10009765625:bf16):bf16
             store b5[o0]:bf16 exact = t4
         """),
     ("bf16_stores", "triton"): _text("""
@@ -318,7 +320,7 @@ GOLDEN = {
           let t4: bf16 = round_bf16(add(t1, t1):bf16)
           store b4[xs mask x]:bf16 exact = t4
           let t5: bool = gt(t2, 0.0:f32):bool
-          let t6: bf16 = round_bf16(where(t5, t1, 0.1:bf16):bf16)
+          let t6: bf16 = where(t5, t1, 0.10009765625:bf16):bf16
           store b5[xs mask x]:bf16 exact = t6
         """),
     ("transpose_neg", "cpp"): _text("""
@@ -455,7 +457,7 @@ def test_printers_spell_the_lowered_program():
     assert "float tile0[32][16];" in src
     src, _ = cpp.render(fuse(fold_views(bf16_stores())), cores=2)
     assert "b1[(o0)] = bf16_bits(bf16_load(b0[(o0)]));" in src and "b3[(o0)] = bf16_bits(t1);" in src
-    assert "float t4 = bf16_round((float)((t3 ? bf16_load(b0[(o0)]) : ((float)0.1))));" in src
+    assert "float t4 = (t3 ? ld1 : ((float)0.10009765625));" in src
     assert "b5[(o0)] = bf16_bits(t4);" in src
     src, _ = cpp.render(fuse(fold_views(padded())), cores=2)
     assert "((((o1) < 3) && (3 <= (o2))) ? b0[(12*o0 + 4*o1 + o2 + -3)] : (-(float)INFINITY))" in src

@@ -669,3 +669,32 @@ def test_seed_57849_a_bf16_quotient_by_a_float32_scalar_reads_it_unrounded():
         Input((2, 11), 'bfloat16', seed=3702337),
         Input((), 'float32', grad=True, seed=3702338),
     ], seed=57849)
+
+
+def test_seed_58349_batch_norm_with_a_strided_weight_takes_atens_other_loop():
+    """Seed 58349: a batch norm whose weight is a strided view (layout 's') holding inf.
+    ATen's CPU kernel takes its per-channel alpha / beta loop only when the input and every
+    parameter are contiguous; otherwise it computes ((x - mean) * rstd) * weight + bias, which
+    gives +-inf where x * alpha + beta gave inf - inf = NaN."""
+    def prog(a0, a1, a2):
+        v0 = torch.addcmul(a1.float(), a1, a0, value=0.5)
+        v1 = F.batch_norm(v0, None, None, a2, None, training=True)
+        return (v1,)
+    assert_like_eager(prog, [
+        Input((1, 4, 1), 'bool', seed=3734336),
+        Input((1, 1, 3), 'bool', seed=3734337),
+        Input((4,), 'float32', layout='s', seed=3734338, special=True),
+    ], seed=58349)
+
+
+def test_seed_59534_batch_norm_of_a_permuted_input_takes_atens_other_loop():
+    """Seed 59534: the same choice for an input contiguous in no memory format (a permuted
+    view): ATen's element-by-element loop, +-inf at an infinite weight, not NaN."""
+    def prog(a0, a1):
+        v0 = torch.sign(a0)
+        v1 = F.batch_norm(v0, None, None, a1, None, training=True)
+        return (v1,)
+    assert_like_eager(prog, [
+        Input((2, 17, 1, 2), 'float32', layout='t2301', seed=3810176, special=True),
+        Input((17,), 'float32', seed=3810177, special=True),
+    ], seed=59534)

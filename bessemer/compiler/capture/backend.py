@@ -132,7 +132,7 @@ def _decompositions() -> dict:
     table = dict(core_aten_decompositions())
     table.update(get_decompositions(_EXTRA_DECOMPOSITIONS))
     table.update(nan_semantics.table())   # eager's branch for NaN
-    table.update(narrow_float.table())    # bf16 / fp16 formulas rounded once, as ATen's kernels
+    table.update(narrow_float.table(table))   # bf16 / fp16 formulas rounded once, as ATen's kernels
     table[aten._weight_norm_interface_backward.default] = _weight_norm_backward
     table[aten.max_pool2d_with_indices.default] = pooling.max_pool2d_with_indices
     # bf16 / fp16 attention backward on a CPU (lowering/attention.py; float32 keeps ATen's kernel)

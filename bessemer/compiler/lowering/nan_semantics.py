@@ -30,7 +30,10 @@ every dtype:
                         + b*x + c per row)
   batch norm output     x * alpha + beta  (x - mean) * rstd * weight + bias: at an infinite
                         (alpha, beta per  weight, eager's inf - inf is NaN where torch's is
-                        channel)          +-inf (and the rounding differs everywhere)
+                        channel; a non-   +-inf (and the rounding differs everywhere)
+                        contiguous weight,
+                        bias or input:
+                        torch's formula)
 
 Each is written here with its condition turned so NaN takes eager's branch; every other
 input gives what torch's decomposition gives (tests/ops: OpInfo's NaN and Inf samples).
@@ -140,13 +143,36 @@ def _batch_norm(input: Tensor, weight, bias, running_mean, running_var, training
         rstd = 1 / torch.sqrt(running_var.to(compute) + eps)
         # (ATen's CPU kernel returns empty statistics in eval mode, its CUDA kernel these)
         save_mean, save_rstd = (input.new_zeros((0,)),) * 2 if input.device.type == "cpu" else (mean, rstd)
-    alpha = rstd if weight is None else rstd * weight.flatten().to(compute)
-    beta = -(mean * alpha) if bias is None else bias.flatten().to(compute) - mean * alpha
     shape = (-1,) + (1,) * (input.dim() - 2)
-    out = x * alpha.reshape(shape) + beta.reshape(shape)
+    if _fast_path(input, weight, bias, running_mean, running_var):
+        alpha = rstd if weight is None else rstd * weight.flatten().to(compute)
+        beta = -(mean * alpha) if bias is None else bias.flatten().to(compute) - mean * alpha
+        out = x * alpha.reshape(shape) + beta.reshape(shape)
+    else:
+        # ATen's other loop, element by element: ((x - mean) * rstd) * weight + bias
+        out = (x - mean.reshape(shape)) * rstd.reshape(shape)
+        if weight is not None:
+            out = out * weight.flatten().to(compute).reshape(shape)
+        if bias is not None:
+            out = out + bias.flatten().to(compute).reshape(shape)
     if input.device.type == "cpu":
         save_mean, save_rstd = save_mean.to(input.dtype), save_rstd.to(input.dtype)
     return out.to(input.dtype), save_mean, save_rstd, new_mean, new_var
+
+
+def _fast_path(input: Tensor, *params) -> bool:
+    """Whether ATen's CPU batch norm takes its per-channel alpha / beta loop: an input
+    contiguous in some memory format and every parameter and running statistic given
+    contiguous; otherwise it computes each element as ((x - mean) * rstd) * weight + bias
+    (at an infinite weight, +-inf where the other loop's inf - inf is NaN: fuzz seed 58349,
+    a weight with a stride of 2)."""
+    formats = [torch.contiguous_format]
+    if input.dim() == 4:
+        formats.append(torch.channels_last)
+    elif input.dim() == 5:
+        formats.append(torch.channels_last_3d)
+    laid = any(input.is_contiguous(memory_format=f) for f in formats)
+    return laid and all(p is None or p.is_contiguous() for p in params)
 
 
 def batch_norm_functional(input, weight, bias, running_mean, running_var, training, momentum, eps):

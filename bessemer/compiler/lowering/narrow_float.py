@@ -5,15 +5,14 @@ narrow type: `self + value * (t1 * t2)` rounds the product, then the scaled prod
 the sum. ATen's CPU kernels take every operand to float once (a tensor operand of another
 type narrowed to the result's type first, as the iterator's common dtype does), compute
 the whole formula in float, and round once. Measured against eager over 4096 random bf16
-values, torch's decomposition of `addcmul(x, x, s)` differs in 1312 elements, `lerp` in
-1312, `addcdiv` in 149; these in none (gcc contracts `a + b * c` into one fused multiply-add
-as ATen's vectorized loop computes it). A float32 or float64 result keeps torch's
-decomposition.
+values, torch's decomposition of `addcmul(x, x, s)` differs in 1312 elements and `lerp` in
+1312; these in a few (ATen's vectorized loops fuse a multiply-add that the kernels, built with
+-ffp-contract=off, round twice: 3 of 4096 for addcmul). A float32 or float64 result keeps
+torch's decomposition.
 """
 from __future__ import annotations
 
 import torch
-from torch._decomp import core_aten_decompositions
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
 aten = torch.ops.aten
@@ -31,9 +30,7 @@ def _wide(x, dtype: torch.dtype):
     return x
 
 
-def _or_torch(op, narrow_fn):
-    torch_fn = core_aten_decompositions()[op]
-
+def _or_torch(torch_fn, narrow_fn):
     def fn(*args, **kwargs):
         dtype = _result_dtype(*args, *kwargs.values())
         if dtype not in _NARROW:
@@ -64,9 +61,9 @@ def _lerp(dtype, start, end, weight):
     return torch.where(w.abs() < 0.5, s + w * diff, e - diff * (1 - w)).to(dtype)
 
 
-def table() -> dict:
-    """These decompositions by overload, to lay over torch's table."""
-    return {aten.addcmul.default: _or_torch(aten.addcmul.default, _addcmul),
-            aten.addcdiv.default: _or_torch(aten.addcdiv.default, _addcdiv),
-            aten.lerp.Scalar: _or_torch(aten.lerp.Scalar, _lerp),
-            aten.lerp.Tensor: _or_torch(aten.lerp.Tensor, _lerp)}
+def table(torch_table: dict) -> dict:
+    """These decompositions by overload, to lay over `torch_table` (torch's, whose
+    decomposition each keeps for a wide result)."""
+    ops = {aten.addcmul.default: _addcmul, aten.addcdiv.default: _addcdiv,
+           aten.lerp.Scalar: _lerp, aten.lerp.Tensor: _lerp}
+    return {op: _or_torch(torch_table[op], fn) for op, fn in ops.items() if op in torch_table}

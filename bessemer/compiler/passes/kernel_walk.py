@@ -333,7 +333,8 @@ class Walker:
             args = tuple(self.expr(a, m, lines, cache) for a in n.args)
             code = Op(n.op, args, n.dtype, tuple(a.dtype for a in n.args))
             rounded = n.op == "cast"     # a cast to bf16 / fp16 rounds by itself
-            if _rounds(n):
+            rounds = _rounds(n)
+            if rounds:
                 # A bf16/fp16 op is computed in fp32 and rounded to its type at once, as
                 # eager rounds each op's result. So a value is the same whether it is
                 # stored or stays in registers, and a forward value the backward
@@ -343,9 +344,9 @@ class Walker:
                 rounded = True
             t = self.new_tmp()
             lines.append(Let(t, n.dtype, code))
-            if rounded:
-                # not every exact_in_low op: maximum(x, y) of two bf16 values is one of them,
-                # but is not noted
+            if rounded or not rounds:
+                # rounded, or an exact_in_low op of the dtype's values (a where choosing
+                # between a bf16 tensor and a bf16 constant): one of the dtype's values
                 self._note_exact(t, n.dtype)
             return Temp(t)
         if n.kind == Kind.PAD:
