@@ -26,6 +26,7 @@ the backend prints (verify.py).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -84,8 +85,12 @@ class CompiledGraph:
 
 class Pipeline:
     def __init__(self, cache_dir: str, debug_dir: Optional[str] = None, name: str = "graph",
-                 backend: str = "auto", verify: bool = False, gemm: str = "auto"):
+                 backend: str = "auto", verify: bool = False, gemm: str = "auto",
+                 background_build: bool = False):
         self.cache_dir = cache_dir
+        # the kernels' library compiled on a thread of its own while the compile goes on
+        # (CppBackend.build(background=True)); the program's first call waits for it
+        self.background_build = background_build
         self.gemm = gemm
         self.verify = verify or bool(debug_dir)
         self.backend_kind = backend
@@ -147,9 +152,10 @@ class Pipeline:
             self._verify(verify_schedule, sched, "input_writes")
         plan = self._timed("plan_memory", plan_memory, sched, donated | maybe, writes.stores)
         self._dump("plan_memory", plan.format())
+        # products are timed with the cores to themselves: no gcc of an earlier graph beside them
         chosen = self._timed("gemm_choice", choose_gemms, sched, device, self.gemm,
                              products.onednn_mm if products.linear_op() is not None else None,
-                             products.blocked_mm)
+                             products.blocked_mm, backends.wait_for_builds)
         if chosen:
             self._dump("gemm_choice", "not ATen's one call: " + ", ".join(chosen) + "\n")
         loops = self._timed("lower_kernels", lower_kernels, sched, backend.name)
@@ -160,7 +166,11 @@ class Pipeline:
         self._dump("kernels", src, backend.source_ext)
         built = backends.Built({}, None, True)
         if kernels:
-            built = self._timed("build", backend.build, src, kernels, self.cache_dir, self.name)
+            if self.background_build and backend.name == "cpp":
+                built = self._timed("build", functools.partial(backend.build, background=True), src, kernels,
+                                    self.cache_dir, self.name)
+            else:
+                built = self._timed("build", backend.build, src, kernels, self.cache_dir, self.name)
         placeholders = []
         for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
             ex = example_inputs[i] if i < len(example_inputs) else None

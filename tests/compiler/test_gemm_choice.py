@@ -244,3 +244,32 @@ def test_only_wide_products_are_timed_in_blocks(monkeypatch):
     for n, ways in offered:
         assert ("blocked" in ways) == (n >= gemm_choice.MIN_BLOCKED_COLUMNS), offered
     assert any("blocked" in ways for _, ways in offered)
+
+
+def test_no_product_is_timed_beside_a_build(monkeypatch, tmp_path):
+    """A graph's library is built in the background; the next graph's products are timed only
+    after every build has ended (gcc would share the cores with the timing)."""
+    from bessemer.compiler.codegen import backends
+    futures, at_timing = [], []
+    real_submit, real_fastest = backends._builder.submit, gemm_choice._fastest
+
+    def submit(*a, **k):
+        futures.append(real_submit(*a, **k))
+        return futures[-1]
+
+    def timed(*key, ways):
+        at_timing.append([f.done() for f in futures])
+        return real_fastest(*key, ways=ways)
+    monkeypatch.setattr(backends._builder, "submit", submit)
+    monkeypatch.setattr(gemm_choice, "_decisions", {})
+    monkeypatch.setattr(gemm_choice, "_fastest", timed)
+    torch.manual_seed(0)
+    model = Head()
+    torch._dynamo.reset()
+    bessemer.compile(model, config=bessemer.TrainingCompilerConfig(
+        fallback="error", graph_cache=False, cache_dir=str(tmp_path / "cache")))
+    x = torch.randn(128, 64)
+    model(x).sum().backward()
+    # the forward's library was building when the backward's products came to be timed
+    assert futures and any(len(done) > 0 for done in at_timing), at_timing
+    assert all(all(done) for done in at_timing), at_timing

@@ -269,3 +269,26 @@ def test_bf16_precision_trains_like_eager_autocast(tmp_path):
     want.float().sum().backward()
     for p, q in zip(m.parameters(), ref.parameters()):
         torch.testing.assert_close(p.grad, q.grad, rtol=3e-2, atol=3e-2)
+
+
+def test_a_library_builds_while_the_compile_goes_on(tmp_path):
+    """A static graph's library is built on a thread of its own: the compiled program is
+    pending until its first call, which waits for the build, binds the kernels and computes
+    eager's result; a later compile of the same graph loads the library at once."""
+    from bessemer.compiler.runtime.graph_call import GraphCall
+    f, be = _compile_fn(lambda x: torch.sin(x) * 2 + 1, tmp_path)
+    x = torch.randn(100)
+    torch.testing.assert_close(f(x), torch.sin(x) * 2 + 1)
+    cg = be.compiled[0]
+    assert isinstance(cg.fn, GraphCall) and cg.fn.fn is cg.fn._program   # bound at the first call
+    assert cg.built.pending is None and cg.built.launchers and os.path.exists(cg.built.path)
+    from bessemer.compiler.codegen import backends
+    # pending before its first call: a fresh build of another program
+    be2 = backends.CppBackend()
+    src = cg.source + "\n// another library\n"
+    built = be2.build(src, cg.kernels, str(tmp_path / "cache2"), "other", background=True)
+    assert built.pending is not None and built.launchers == {}
+    built.finish()
+    assert built.pending is None and set(built.launchers) == {k.name for k in cg.kernels}
+    again = be2.build(src, cg.kernels, str(tmp_path / "cache2"), "other", background=True)
+    assert again.pending is None and again.cache_hit

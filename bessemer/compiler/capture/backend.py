@@ -168,6 +168,15 @@ class _LazyDecompositions(Mapping):
 _graph_ids = itertools.count()
 
 
+def _why(e: BaseException) -> str:
+    """A failed compile's reason for its warning: the first line, and a compiler's own lines."""
+    msg = str(e).strip().splitlines()
+    why = msg[0] if msg else type(e).__name__
+    if len(msg) > 1 and "failed" in why:
+        why += "\n" + "\n".join(msg[1:12])
+    return why
+
+
 class BessemerBackend:
     """The compilers AOTAutograd calls for each forward and backward graph."""
 
@@ -201,9 +210,11 @@ class BessemerBackend:
         _as_strided_to_view(gm)
         _exact_expand_updates(gm)
         try:
+            # the library of a graph with static sizes is built while the compile goes on (the
+            # next graph's lowering, Dynamo's guards); its first call waits for it
             cg = Pipeline(self.config.resolved_cache_dir(), ddir, name, self.config.backend,
-                          verify=verify, gemm=self.config.gemm).run(gm, example_inputs, self.config.fallback,
-                                                                    sizes)
+                          verify=verify, gemm=self.config.gemm,
+                          background_build=sizes is None).run(gm, example_inputs, self.config.fallback, sizes)
         except Exception as e:  # noqa: BLE001 - any failure falls back to eager
             log.info("graph %s not compiled", name, extra={"bessemer_compile": {"event": "failed", "graph": name}})
             if strict:
@@ -212,11 +223,7 @@ class BessemerBackend:
                 # under verification (the tests) generated code that does not build is
                 # a compiler bug, whatever the fallback setting
                 raise
-            msg = str(e).strip().splitlines()
-            why = msg[0] if msg else type(e).__name__
-            if len(msg) > 1 and "failed" in why:
-                why += "\n" + "\n".join(msg[1:12])
-            warnings.warn(f"bessemer: {kind} graph {name} runs eagerly ({type(e).__name__}: {why})",
+            warnings.warn(f"bessemer: {kind} graph {name} runs eagerly ({type(e).__name__}: {_why(e)})",
                           stacklevel=2)
             if ddir:
                 os.makedirs(ddir, exist_ok=True)
@@ -225,6 +232,8 @@ class BessemerBackend:
                     f.write(traceback.format_exc())
             from functorch.compile import make_boxed_func
             return make_boxed_func(gm.forward)
+        if getattr(cg.fn, "await_build", None) is not None:
+            cg.fn.on_build_error = lambda e: self._build_failed(e, gm, kind, name, verify)
         log.info("compiled graph %s", name, extra={"bessemer_compile": {  # the job log's line
             "event": "done", "graph": name, "kernels": cg.n_kernels, "externs": cg.n_externs,
             "seconds": time.perf_counter() - started, "cache_hit": cg.cache_hit}})
@@ -241,6 +250,15 @@ class BessemerBackend:
         # a compile with symbolic sizes serves many shapes: what is per shape is added per shape
         symbolic = sizes is not None and sizes.symbolic
         return self._finish(cg.fn, cg.backend, gm, name, kind, example_inputs, per_shape=not symbolic)
+
+    def _build_failed(self, e: BaseException, gm: torch.fx.GraphModule, kind: str, name: str, verify: bool):
+        """What a graph whose library failed to build in the background runs instead, at its
+        first call: the graph eagerly, with the warning a failed compile gives (or the error)."""
+        if self.config.fallback == "error" or verify:
+            raise e
+        warnings.warn(f"bessemer: {kind} graph {name} runs eagerly ({type(e).__name__}: {_why(e)})", stacklevel=2)
+        from functorch.compile import make_boxed_func
+        return make_boxed_func(gm.forward)
 
     def _per_shape(self, fn, name: str, example_inputs):
         """What a graph needs per concrete shape: a CUDA graph is captured for one shape."""

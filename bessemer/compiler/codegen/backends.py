@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 import warnings
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -35,6 +36,46 @@ class Built:
     launchers: dict[str, Callable]   # kernel name -> callable
     path: Optional[str]              # the built artifact (.so or .py)
     cache_hit: bool
+    # a build still running in the background (CppBackend.build(background=True)): the
+    # launchers are bound by finish(), which the program's first call makes
+    pending: Optional[Future] = None
+    kernels: tuple = ()
+
+    def finish(self) -> None:
+        """Wait for the background build and bind its launchers; BuildError if it failed."""
+        with _finish_lock:
+            if self.pending is None:
+                return
+            lib, so_path, hit = self.pending.result()
+            self.launchers.update(_cpp_launchers(lib, self.kernels))
+            self.path, self.cache_hit, self.pending = so_path, hit, None
+
+
+_finish_lock = threading.Lock()
+# Kernel libraries built while the compile goes on (a graph's gcc beside the next graph's
+# lowering and Dynamo's own work after it), one build at a time: each build already runs one
+# gcc per core over its translation units.
+_builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bessemer-build")
+_started: list[Future] = []
+
+
+def wait_for_builds() -> None:
+    """Wait until every build started in the background has ended (a failure is left for its
+    program's first call to report): a matrix product is timed with the cores to itself."""
+    with _finish_lock:
+        started = list(_started)
+        _started.clear()
+    wait(started)
+
+
+def _cpp_launchers(lib, kernels) -> dict[str, Callable]:
+    fns = {}
+    for k in kernels:
+        fn = getattr(lib, k.name)
+        fn.argtypes = [ctypes.c_void_p] * len(k.args) + [ctypes.c_int64] * len(k.syms)
+        fn.restype = None
+        fns[k.name] = fn
+    return fns
 
 
 class CppBackend:
@@ -50,19 +91,24 @@ class CppBackend:
         from bessemer.compiler.passes.lower_kernels import lower_kernels
         return self.print_program(lower_kernels(sched, self.name))
 
-    def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str) -> Built:
+    def build(self, src: str, kernels: list[KernelSource], cache_dir: str, name: str,
+              background: bool = False) -> Built:
+        """The kernels' library, from the cache or compiled. `background`: a library the cache
+        does not hold is compiled on a thread of its own while the caller goes on; the Built
+        returned is pending until its finish()."""
         from bessemer.compiler.codegen.cpp import translation_units
         parts = build_mod.unit_count(sum(len(k.code) for k in kernels))
         units = translation_units(kernels, parts) if parts > 1 else ()
-        lib, so_path, hit = build_mod.build(src, cache_dir, name, symbols=[k.name for k in kernels],
-                                            units=units)
-        fns = {}
-        for k in kernels:
-            fn = getattr(lib, k.name)
-            fn.argtypes = [ctypes.c_void_p] * len(k.args) + [ctypes.c_int64] * len(k.syms)
-            fn.restype = None
-            fns[k.name] = fn
-        return Built(fns, so_path, hit)
+        symbols = [k.name for k in kernels]
+        if background:
+            so_path = build_mod.library_path(src, cache_dir, name)
+            if not so_path.exists():
+                future = _builder.submit(build_mod.build, src, cache_dir, name, symbols, units)
+                with _finish_lock:
+                    _started.append(future)
+                return Built({}, str(so_path), False, future, tuple(kernels))
+        lib, so_path, hit = build_mod.build(src, cache_dir, name, symbols=symbols, units=units)
+        return Built(_cpp_launchers(lib, kernels), so_path, hit)
 
     def call(self, k: KernelSource, args: list[str]) -> str:
         return f"{k.name}({', '.join([a + '.data_ptr()' for a in args] + list(k.syms))})"

@@ -68,10 +68,12 @@ _decisions: dict[tuple, Optional[str]] = {}
 
 
 def choose_gemms(sched: Schedule, device: torch.device, mode: str = "auto",
-                 onednn_mm: Optional[Callable] = None, blocked_mm: Optional[Callable] = None) -> list[str]:
+                 onednn_mm: Optional[Callable] = None, blocked_mm: Optional[Callable] = None,
+                 before_timing: Optional[Callable[[], None]] = None) -> list[str]:
     """Rewrites the products of `sched` that run faster another way to `onednn_mm(a, b[, bias])`
     (None where this torch has no oneDNN) or `blocked_mm(a, b[, bias])`; the rewritten steps,
-    each as "name (way)"."""
+    each as "name (way)". `before_timing` is called once before the first product is timed
+    (the pipeline waits there for kernel builds still running)."""
     ways = {k: fn for k, fn in (("onednn", onednn_mm), ("blocked", blocked_mm)) if fn is not None}
     if mode != "auto" or torch.device(device).type != "cpu" or not ways:
         return []
@@ -86,6 +88,9 @@ def choose_gemms(sched: Schedule, device: torch.device, mode: str = "auto",
         offered = {k: fn for k, fn in ways.items() if k != "blocked" or key[2] >= MIN_BLOCKED_COLUMNS}
         dkey = (*key, tuple(offered))
         if dkey not in _decisions:
+            if before_timing is not None:
+                before_timing()
+                before_timing = None
             _decisions[dkey] = _fastest(*key, ways=offered)
         way = _decisions[dkey]
         if way is not None:

@@ -7,7 +7,7 @@ returns its `call(args)`.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import torch
 
@@ -112,14 +112,37 @@ class GraphCall:
 
     def __init__(self, fn: Callable):
         self.fn = fn
+        self._program = fn
         self._boxed_call = True
+        # what a build that failed in the background becomes (the compiler's fallback), or None
+        self.on_build_error: Optional[Callable[[BaseException], Callable]] = None
 
     def __call__(self, args: list):
         return self.fn(args)
 
     @property
     def __globals__(self) -> dict:
-        return self.fn.__globals__
+        return self._program.__globals__
+
+    def await_build(self, built) -> None:
+        """The kernels are still being built (backends.Built.pending): the first call waits for
+        them and binds them into the program's namespace; a failed build raises, or becomes
+        what `on_build_error` makes of it."""
+        program = self.fn
+
+        def first_call(args: list):
+            try:
+                built.finish()
+            except Exception as e:  # noqa: BLE001 - the compiler decides (on_build_error)
+                if self.on_build_error is None:
+                    raise
+                self.fn = self.on_build_error(e)
+            else:
+                program.__globals__.update(built.launchers)
+                self.fn = program
+            self.on_build_error = None
+            return self.fn(args)
+        self.fn = first_call
 
 
 def load(src: str, consts: dict[str, Any], built: Built, device: torch.device) -> "GraphCall":
@@ -132,4 +155,7 @@ def load(src: str, consts: dict[str, Any], built: Built, device: torch.device) -
     env.update(consts)
     env.update(built.launchers)
     exec(compile(src, "<bessemer wrapper>", "exec"), env)
-    return GraphCall(env["call"])
+    call = GraphCall(env["call"])
+    if getattr(built, "pending", None) is not None:
+        call.await_build(built)
+    return call

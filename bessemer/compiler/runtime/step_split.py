@@ -340,9 +340,9 @@ def step_profile(graphs, device: torch.device) -> Iterator[StepProfile]:
     seen: set = set()     # GraphCalls and namespaces already timed (each is timed once)
     for cg in graphs:
         entry = cg.fn
-        if not isinstance(entry, GraphCall) or id(entry) in seen or id(entry.fn.__globals__) in seen:
+        if not isinstance(entry, GraphCall) or id(entry) in seen or id(entry.__globals__) in seen:
             continue
-        env = entry.fn.__globals__
+        env = entry.__globals__
         seen.update((id(entry), id(env)))
         sizes = {ks.name: ks.bytes for ks in cg.kernels}
         for name, value in list(env.items()):
