@@ -127,9 +127,18 @@ def aten_upsampling():
             op._dispatch_cache.clear()
 
 
+def _core_table() -> dict:
+    """torch's core ATen decompositions, without the CompositeImplicitAutograd entries
+    `core_aten_decompositions()` adds for export: a trace decomposes those ops whatever the
+    table says (above autograd, or by the op's own `decompose` where one reaches the proxy
+    mode), and listing them meant materializing every ATen overload, 0.5 s of a cold compile."""
+    post_autograd = getattr(torch._decomp, "_core_aten_decompositions_post_autograd", None)
+    return dict(post_autograd() if post_autograd is not None else core_aten_decompositions())
+
+
 @functools.cache
 def _decompositions() -> dict:
-    table = dict(core_aten_decompositions())
+    table = _core_table()
     table.update(get_decompositions(_EXTRA_DECOMPOSITIONS))
     table.update(nan_semantics.table())   # eager's branch for NaN
     table.update(narrow_float.table(table))   # bf16 / fp16 formulas rounded once, as ATen's kernels
