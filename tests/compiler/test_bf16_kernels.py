@@ -121,9 +121,8 @@ def test_narrow_scalar_operands_give_eager_bits(dtype, backend):
     true division by a number or a 0-dim float32 / float64 tensor take its own value as a
     float (`bf16 * 0.3` multiplies by 0.3f); add and sub narrow it to the result's type
     first (`bf16 + 0.3` adds 0.30078125), as does a 0-dim tensor before a mul or div; add
-    with alpha narrows alpha too and rounds `a + b * alpha` once; addcmul and lerp compute
-    their formula in float and round once. Each bit for bit (the eager rounding of a chain
-    of narrow ops is in none of them)."""
+    with alpha narrows alpha too and rounds `a + b * alpha` once; addcmul, lerp and mean
+    compute in float and round once; logit rounds each of its steps. Each bit for bit."""
     import bessemer
     gen = torch.Generator().manual_seed(0)
     x = (torch.randn(64, 96, generator=gen) * 3).to(dtype)
@@ -138,6 +137,8 @@ def test_narrow_scalar_operands_give_eager_bits(dtype, backend):
         (lambda x, y: torch.add(x, y, alpha=0.3), (x, y)), (lambda x, s: torch.sub(x, s, alpha=0.3), (x, s)),
         (lambda x, s: torch.addcmul(x, x, s), (x, s)), (lambda x, y, w: torch.lerp(x, y, w), (x, y, w)),
         (lambda x, y, s: torch.lerp(x, y, s), (x, y, torch.tensor(0.7))),
+        (lambda w: torch.logit(w), (w,)), (lambda w: torch.logit(w, eps=0.01), (w,)),
+        (lambda x: x.mean(0), (x,)), (lambda x: x.mean((0, 1), keepdim=True), (x,)),
     ]
     for i, (f, args) in enumerate(cases):
         torch._dynamo.reset()
