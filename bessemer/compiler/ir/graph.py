@@ -38,6 +38,7 @@ in place and return it).
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
@@ -409,6 +410,17 @@ def _map_nodes(x, fn):
     return x
 
 
+@functools.lru_cache(maxsize=4096)
+def narrowed(value: float, dtype: torch.dtype) -> float:
+    """The number `value` as a bf16 / fp16 tensor holds it (eager's conversion: to float, then
+    rounded to nearest even; out of fp16's range, an infinity). Computed on a real tensor
+    whatever tracing modes are active."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    from torch.utils._python_dispatch import _disable_current_modes
+    with unset_fake_temporarily(), _disable_current_modes():
+        return float(torch.tensor(value, dtype=torch.float64).to(dtype))
+
+
 def _py(value: Any, dtype: torch.dtype) -> Any:
     if isinstance(value, Dim) and dtype != torch.bool:
         return value   # a size as a value: the renderers convert it to the dtype at run time
@@ -419,7 +431,7 @@ def _py(value: Any, dtype: torch.dtype) -> Any:
     if dtype in (torch.bfloat16, torch.float16):
         # the value the narrow type holds: eager narrows a number to the tensor's type
         # (`bf16 + 0.3` adds 0.30078125), and a constant of that type is that value
-        return float(torch.tensor(float(value), dtype=torch.float64).to(dtype))
+        return narrowed(float(value), dtype)
     if dtype.is_floating_point:
         return float(value)
     return int(value)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
+from bessemer.compiler.ir.graph import narrowed
+
 aten = torch.ops.aten
 _NARROW = (torch.bfloat16, torch.float16)
 
@@ -63,13 +65,6 @@ def _lerp(dtype, start, end, weight):
     return torch.where(w.abs() < 0.5, s + w * diff, e - diff * (1 - w)).to(dtype)
 
 
-def _narrowed(v: float, dtype: torch.dtype) -> float:
-    """The number v as the narrow type holds it (computed outside the trace's modes)."""
-    from torch.utils._python_dispatch import _disable_current_modes
-    with _disable_current_modes():
-        return float(torch.tensor(v, dtype=torch.float64).to(dtype))
-
-
 def _logit(torch_fn):
     # ATen's bf16 / fp16 logit computes log(x / (1 - x)) in the narrow type, each op rounded
     # (the one kernel here that does): torch's decomposition computes in float and rounds once,
@@ -79,8 +74,8 @@ def _logit(torch_fn):
             return torch_fn(self, eps)
         x = self
         if eps is not None:
-            lo = _narrowed(float(eps), self.dtype)
-            x = torch.clamp(x, lo, _narrowed(1 - lo, self.dtype))
+            lo = narrowed(float(eps), self.dtype)
+            x = torch.clamp(x, lo, narrowed(1 - lo, self.dtype))
         return torch.log(x / (1 - x))
     return fn
 
