@@ -181,12 +181,12 @@ def _binary(name: str, compare: bool = False):
         g = lower.g
         if alpha is not None and alpha != 1:
             if out in _NARROW:
-                # ATen: alpha and b narrowed to the result's type, a + b * alpha in float,
-                # rounded once
+                # ATen: the operands and alpha narrowed to the result's type, a + b * alpha in
+                # float, rounded once
                 shape = broadcast_shapes(_shape_of(a), _shape_of(b))
-                b_n = as_node(g, b, shape, out)
-                return pointwise(g, name, [a, pointwise(g, "mul", [b_n, g.const(alpha, shape, out)],
-                                                        torch.float32)], out, torch.float32)
+                a_n, b_n = as_node(g, a, shape, out), as_node(g, b, shape, out)
+                return pointwise(g, name, [a_n, pointwise(g, "mul", [b_n, g.const(alpha, shape, out)],
+                                                          torch.float32)], out, torch.float32)
             b = pointwise(g, "mul", [b, alpha], promote(b, alpha) if is_node(b) else out)
         compute = promote(a, b) if compare else out
         return pointwise(g, name, [a, b], out, compute)
