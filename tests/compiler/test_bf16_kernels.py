@@ -121,7 +121,7 @@ def test_narrow_scalar_operands_give_eager_bits(dtype, backend):
     true division by a number or a 0-dim float32 / float64 tensor take its own value as a
     float (`bf16 * 0.3` multiplies by 0.3f); add and sub narrow it to the result's type
     first (`bf16 + 0.3` adds 0.30078125), as does a 0-dim tensor before a mul or div; add
-    with alpha narrows alpha too and rounds `a + b * alpha` once; addcmul, lerp and mean
+    with alpha (and rsub) narrows alpha too and rounds `a + b * alpha` once; addcmul, lerp and mean
     compute in float and round once; logit rounds each of its steps. Each bit for bit."""
     import bessemer
     gen = torch.Generator().manual_seed(0)
@@ -135,6 +135,7 @@ def test_narrow_scalar_operands_give_eager_bits(dtype, backend):
         (lambda x: x * 0.3, (x,)), (lambda x: x / 0.3, (x,)), (lambda x: x * 257, (x,)),
         (lambda x: x + 0.3, (x,)), (lambda x: x - 0.3, (x,)), (lambda x, s: x + s, (x, s)),
         (lambda x, y: torch.add(x, y, alpha=0.3), (x, y)), (lambda x, s: torch.sub(x, s, alpha=0.3), (x, s)),
+        (lambda x, y: torch.rsub(x, y, alpha=1.3), (x, y)), (lambda x: torch.rsub(x, 0.3, alpha=1.7), (x,)),
         (lambda x, s: torch.addcmul(x, x, s), (x, s)), (lambda x, y, w: torch.lerp(x, y, w), (x, y, w)),
         (lambda x, y, s: torch.lerp(x, y, s), (x, y, torch.tensor(0.7))),
         (lambda w: torch.logit(w), (w,)), (lambda w: torch.logit(w, eps=0.01), (w,)),
@@ -146,3 +147,21 @@ def test_narrow_scalar_operands_give_eager_bits(dtype, backend):
         got, want = c(*args), f(*args)
         same = (_bits(got) == _bits(want)) | (got.isnan() & want.isnan())
         assert same.all(), (i, got[~same][:5], want[~same][:5])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_add_with_alpha_is_one_fused_multiply_add(dtype):
+    """ATen's CPU add, sub and rsub with alpha compute `b * alpha + a` in one fused
+    multiply-add (alpha rounded to the tensors' type): the C++ kernels give eager's bits,
+    where a product and a sum would round twice (about a third of float32 results)."""
+    import bessemer
+    gen = torch.Generator().manual_seed(0)
+    x = (torch.randn(64, 96, generator=gen) * 3).to(dtype)
+    y = (torch.randn(64, 96, generator=gen) * 2).to(dtype)
+    cases = [lambda x, y: torch.add(x, y, alpha=1.3), lambda x, y: torch.sub(x, y, alpha=0.7),
+             lambda x, y: torch.rsub(x, y, alpha=1.3), lambda x, y: torch.rsub(x, 0.3, alpha=1.7) + y,
+             lambda x, y: torch.add(x * 2, y.t().t(), alpha=-2.5).abs()]
+    for i, f in enumerate(cases):
+        torch._dynamo.reset()
+        got = bessemer.compile(f, fallback="error", backend="cpp", graph_cache=False)(x, y)
+        assert torch.equal(got, f(x, y)), (i, (got - f(x, y)).abs().max())

@@ -43,12 +43,16 @@ class Built:
 
     def finish(self) -> None:
         """Wait for the background build and bind its launchers; BuildError if it failed."""
+        future = self.pending
+        if future is None:
+            return
+        # waited for without the lock: another thread's finish() of another library, or
+        # wait_for_builds(), does not queue behind this build
+        lib, so_path, hit = future.result()
         with _finish_lock:
-            if self.pending is None:
-                return
-            lib, so_path, hit = self.pending.result()
-            self.launchers.update(_cpp_launchers(lib, self.kernels))
-            self.path, self.cache_hit, self.pending = so_path, hit, None
+            if self.pending is future:
+                self.launchers.update(_cpp_launchers(lib, self.kernels))
+                self.path, self.cache_hit, self.pending = so_path, hit, None
 
 
 _finish_lock = threading.Lock()

@@ -22,6 +22,7 @@ from typing import Optional
 import torch
 
 from bessemer.compiler.ir import loops as L
+from bessemer.compiler.ir.graph import LOW_FLOATS
 from bessemer.compiler.ir.ops import OPS, reduce_spelling, spelling
 from bessemer.compiler.ir.schedule import Schedule
 from bessemer.compiler.ir.symbolic import Dim
@@ -32,7 +33,6 @@ TL_DTYPE = {
     torch.float16: "tl.float16", torch.int64: "tl.int64", torch.int32: "tl.int32", torch.int16: "tl.int16",
     torch.int8: "tl.int8", torch.uint8: "tl.uint8", torch.bool: "tl.int1",
 }
-_LOW = (torch.bfloat16, torch.float16)
 
 
 def tl_dtype(dt: torch.dtype) -> str:
@@ -42,7 +42,7 @@ def tl_dtype(dt: torch.dtype) -> str:
 
 
 def compute_dtype(dt: torch.dtype) -> str:
-    return "tl.float32" if dt in _LOW else tl_dtype(dt)
+    return "tl.float32" if dt in LOW_FLOATS else tl_dtype(dt)
 
 
 def literal(v, dt: torch.dtype) -> str:
@@ -226,7 +226,7 @@ def _load(e: L.Load) -> str:
     else:
         mask = "" if not e.mask else f", {_MASK[e.mask]}, other=0"
         v = f"tl.load(b{e.param} + {e.index.format()}{mask})"
-    return f"{v}.to(tl.float32)" if e.dtype in _LOW else v
+    return f"{v}.to(tl.float32)" if e.dtype in LOW_FLOATS else v
 
 
 def _indirect(i) -> str:

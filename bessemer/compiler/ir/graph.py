@@ -410,6 +410,10 @@ def _map_nodes(x, fn):
     return x
 
 
+# the reduced-precision float dtypes, whose ATen CPU kernels compute in float32 and round
+LOW_FLOATS = (torch.bfloat16, torch.float16)
+
+
 @functools.lru_cache(maxsize=4096)
 def narrowed(value: float, dtype: torch.dtype) -> float:
     """The number `value` as a bf16 / fp16 tensor holds it (eager's conversion: to float, then
@@ -428,7 +432,7 @@ def _py(value: Any, dtype: torch.dtype) -> Any:
         value = value.item()
     if dtype == torch.bool:
         return bool(value)
-    if dtype in (torch.bfloat16, torch.float16):
+    if dtype in LOW_FLOATS:
         # the value the narrow type holds: eager narrows a number to the tensor's type
         # (`bf16 + 0.3` adds 0.30078125), and a constant of that type is that value
         return narrowed(float(value), dtype)

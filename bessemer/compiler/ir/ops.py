@@ -166,6 +166,11 @@ _op("truncdiv", 2, cpp={"float": "trunc{f}({a} / {b})", "any": "({a} / {b})"},
     triton={"float": "libdevice.trunc({a} / {b})", "any": "({a} // {b})"})
 
 # -- other ------------------------------------------------------------------------------
+# a * b + c rounded once: ATen's CPU add / sub with alpha (vec::fmadd(other, alpha, self)).
+# Triton contracts a * b + c into one fma by itself on a GPU (its default fp fusion), and
+# reads a number beside an fp64 tensor exactly only in a product
+_op("fma", 3, cpp={"float": "fma{f}({a}, {b}, {c})", "any": "({a} * {b} + {c})"},
+    triton={"any": "({a} * {b} + {c})"})
 _op("where", 3, **_any("({a} ? {b} : {c})", "tl.where({a_bool}, {b}, {c})"))
 # to the node's dtype; bf16 and fp16 values are kept in fp32, rounded to their type
 _op("cast", 1, cpp={"bool": "({a} != 0)", "bfloat16": "bf16_round((float)({a}))",

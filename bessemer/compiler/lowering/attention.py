@@ -28,14 +28,15 @@ import math
 
 import torch
 
-LOW = (torch.bfloat16, torch.float16)
+from bessemer.compiler.ir.graph import LOW_FLOATS
+
 
 
 def flash_attention_backward_cpu(grad_out, query, key, value, out, logsumexp, dropout_p=0.0,
                                  is_causal=False, *, attn_mask=None, scale=None):
     """The decomposition of aten._scaled_dot_product_flash_attention_for_cpu_backward; NotImplemented
     (ATen's kernel runs) in float32, with dropout, or with a boolean mask."""
-    if (query.dtype not in LOW or query.device.type != "cpu" or dropout_p != 0.0
+    if (query.dtype not in LOW_FLOATS or query.device.type != "cpu" or dropout_p != 0.0
             or (attn_mask is not None and attn_mask.dtype == torch.bool)):
         return NotImplemented
     L, E = query.shape[-2], query.shape[-1]

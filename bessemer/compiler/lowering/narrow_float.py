@@ -17,10 +17,9 @@ from __future__ import annotations
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
-from bessemer.compiler.ir.graph import narrowed
+from bessemer.compiler.ir.graph import LOW_FLOATS, narrowed
 
 aten = torch.ops.aten
-_NARROW = (torch.bfloat16, torch.float16)
 
 
 def _result_dtype(*args) -> torch.dtype:
@@ -37,7 +36,7 @@ def _wide(x, dtype: torch.dtype):
 def _or_torch(torch_fn, narrow_fn):
     def fn(*args, **kwargs):
         dtype = _result_dtype(*args, *kwargs.values())
-        if dtype not in _NARROW:
+        if dtype not in LOW_FLOATS:
             return torch_fn(*args, **kwargs)
         return narrow_fn(dtype, *args, **kwargs)
     return fn
@@ -70,7 +69,7 @@ def _logit(torch_fn):
     # (the one kernel here that does): torch's decomposition computes in float and rounds once,
     # which moved 36% of 100000 bf16 values by a step (fuzz seed 63174, through a sigmoid)
     def fn(self, eps=None):
-        if self.dtype not in _NARROW:
+        if self.dtype not in LOW_FLOATS:
             return torch_fn(self, eps)
         x = self
         if eps is not None:

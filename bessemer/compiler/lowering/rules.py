@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence
 import torch
 
 from bessemer.compiler.ir import symbolic as symbolic_mod
-from bessemer.compiler.ir.graph import Graph, Kind, Node
+from bessemer.compiler.ir.graph import LOW_FLOATS, Graph, Kind, Node
 from bessemer.compiler.ir.ops import returns_bool
 from bessemer.compiler.ir.views import Unsupported, broadcast, contiguous_strides, permute, reshape, slice_
 from bessemer.compiler.lowering.table import LOWERINGS, aten, is_node, lowers  # noqa: F401 (LOWERINGS: the table)
@@ -60,7 +60,6 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(out)
 
 
-_NARROW = (torch.bfloat16, torch.float16)
 
 
 def _one_element(x) -> bool:
@@ -74,7 +73,7 @@ def scalar_operand_wide(compute: torch.dtype, b) -> bool:
     multiplies by 0.3f, `bf16 / f32_scalar` divides by it unrounded), as do the kernels that
     scale by a number argument (leaky_relu's slope, dropout's scale); add's and a
     comparison's number, and a tensor operand, are narrowed to the narrow type first."""
-    return compute in _NARROW and _one_element(b)
+    return compute in LOW_FLOATS and _one_element(b)
 
 
 def pointwise(g: Graph, op: str, args: Sequence[Any], out_dtype: torch.dtype,
@@ -180,13 +179,15 @@ def _binary(name: str, compare: bool = False):
         out = lower.dtype(node)
         g = lower.g
         if alpha is not None and alpha != 1:
-            if out in _NARROW:
-                # ATen: the operands and alpha narrowed to the result's type, a + b * alpha in
-                # float, rounded once
+            if out.is_floating_point:
+                # ATen: b * alpha + a in one fused multiply-add (sub: alpha negated), alpha
+                # rounded to the result's type; a bf16 / fp16 result computes it from its
+                # operands narrowed to that type, in float, rounded once
                 shape = broadcast_shapes(_shape_of(a), _shape_of(b))
+                wide = torch.float32 if out in LOW_FLOATS else out
                 a_n, b_n = as_node(g, a, shape, out), as_node(g, b, shape, out)
-                return pointwise(g, name, [a_n, pointwise(g, "mul", [b_n, g.const(alpha, shape, out)],
-                                                          torch.float32)], out, torch.float32)
+                k = g.const(alpha if name == "add" else -alpha, shape, out)
+                return pointwise(g, "fma", [b_n, k, a_n], out, wide)
             b = pointwise(g, "mul", [b, alpha], promote(b, alpha) if is_node(b) else out)
         compute = promote(a, b) if compare else out
         return pointwise(g, name, [a, b], out, compute)
@@ -230,7 +231,7 @@ def _div_mode(lower, node, a, b, rounding_mode=None):
     compute = promote(a, b)
     # a divisor of one element, or a number, ATen takes as a float scalar: the quotient is
     # computed in float and rounded once, after the rounding mode
-    narrow_steps = (compute in (torch.bfloat16, torch.float16) and is_node(b)
+    narrow_steps = (compute in LOW_FLOATS and is_node(b)
                     and not all(d == 1 for d in b.shape))
     if rounding_mode == "trunc" and narrow_steps:
         # ATen rounds the quotient to the narrow type before truncating (7.0 from 6.986 in bf16)
@@ -265,10 +266,11 @@ def _floordiv_narrow(g, a, b, dt: torch.dtype) -> Node:
 
 @lowers(aten.rsub.Scalar, aten.rsub.Tensor)
 def _rsub(lower, node, a, b, alpha=1):
-    out = lower.dtype(node)
-    if alpha != 1:
-        a = pointwise(lower.g, "mul", [a, alpha], out)
-    return pointwise(lower.g, "sub", [b, a], out)
+    # b - a * alpha: sub with its operands swapped (a bf16 / fp16 result rounded once, as ATen)
+    return _SUB(lower, node, b, a, alpha=alpha)
+
+
+_SUB = _binary("sub")
 
 
 @lowers(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
@@ -486,7 +488,7 @@ def _mean(lower, node, x, dims=None, keepdim=False, dtype=None):
     out = lower.dtype(node)
     # a bf16 / fp16 mean is the float sum divided and rounded once, as ATen's (rounding the sum
     # first moved 89 of 384 bf16 means over 5 elements by a step: fuzz seed 63423)
-    acc = torch.float32 if out in _NARROW else out
+    acc = torch.float32 if out in LOW_FLOATS else out
     s = reduce(lower.g, "sum", x, dims, keepdim, acc)
     total, kept = x.numel(), s.numel()
     if isinstance(total, int) and isinstance(kept, int):
@@ -553,7 +555,7 @@ def _var(lower, x, dims, correction, keepdim, out, layout=None):
     # a bf16 / fp16 variance and mean are computed in float32 and rounded once at the end, as
     # ATen's var_mean kernel does (rounded at each step, a bf16 mean of 3 values was 9% off)
     out_dt = out
-    out = torch.float32 if out in (torch.bfloat16, torch.float16) else out
+    out = torch.float32 if out in LOW_FLOATS else out
     xs = g.cast(x, out)
     denom = max(n - (1 if correction is None else correction), 0)
     stages = _memory_stages(layout, dims) if n > 0 else None

@@ -21,7 +21,7 @@ from typing import Callable, Optional
 
 import torch
 
-from bessemer.compiler.ir.graph import Group, IndexMap, Kind, Node
+from bessemer.compiler.ir.graph import LOW_FLOATS, Group, IndexMap, Kind, Node
 from bessemer.compiler.ir.loops import (CodegenError, Const, Index, Indirect, Iota, Let, Load, Op, Param, Range, Round,
                                         Select, Store, Temp, map_tree, walk)
 from bessemer.compiler.ir.ops import OPS, is_transcendental
@@ -29,7 +29,6 @@ from bessemer.compiler.ir.schedule import Kernel, Role, Schedule, member_role, n
 from bessemer.compiler.ir.symbolic import Dim, hint, symbols_in
 from bessemer.compiler.ir.views import contiguous_strides, layout_of
 
-LOW_FLOATS = (torch.bfloat16, torch.float16)
 
 # A value the same along a C++ pointwise kernel's inner loop is computed once per row when
 # its ops per element reach this (a transcendental counts this much by itself): see
