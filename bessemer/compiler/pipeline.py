@@ -6,6 +6,7 @@
     simplify     constant folding and the algebraic rule table (x*1 -> x, ...)
     cse          one node per distinct computation
     dce          drop what simplification orphaned
+    dense_reads  a small strided operand kernels read broadcast is copied dense once
     fuse         decide buffers; group members into pointwise / reduction kernels
     input_writes a new value of an input (copy_ into it, kept in the graph) stored into
                  the input by the kernel computing it, after every reader of the old value
@@ -43,6 +44,7 @@ from bessemer.compiler.runtime import graph_call as runtime
 from bessemer.compiler.codegen import backends
 from bessemer.compiler.codegen.wrapper import write_wrapper
 from bessemer.compiler.lowering.lower import lower
+from bessemer.compiler.passes.dense_reads import dense_broadcast_reads
 from bessemer.compiler.passes.fuse import fuse
 from bessemer.compiler.passes.gemm_choice import choose_gemms
 from bessemer.compiler.passes.input_writes import write_into_inputs
@@ -57,6 +59,8 @@ GRAPH_PASSES: list[tuple[str, Callable[[ir.Graph], ir.Graph]]] = [
     ("simplify", simplify),
     ("cse", cse),
     ("fold_views", fold_views),
+    ("dce", dce),
+    ("dense_reads", dense_broadcast_reads),
     ("dce", dce),
 ]
 

@@ -20,7 +20,7 @@ _SIZE = (int, Dim)
 _SCALAR = (bool, int, float, Dim)
 # The attributes each kind carries (read through Node's typed accessors), with their types;
 # Optional ones: `constant` (an input's tensor, held by the graph), `keep` (a cast simplify
-# leaves), `roots` (the output's values as the tensors their views are of), `eager_views`
+# leaves), `dense` (a copy the fusion pass stores: passes/dense_reads.py), `roots` (the output's values as the tensors their views are of), `eager_views`
 # (each output's shape, strides and storage offset in eager).
 ATTRS: dict[Kind, dict[str, tuple]] = {
     Kind.INPUT: {},
@@ -39,7 +39,7 @@ ATTRS: dict[Kind, dict[str, tuple]] = {
     Kind.OUTPUT: {"outs": (list,)},
 }
 OPTIONAL_ATTRS: dict[Kind, dict[str, tuple]] = {Kind.INPUT: {"constant": (object,)},
-                                                Kind.POINTWISE: {"keep": (bool,)},
+                                                Kind.POINTWISE: {"keep": (bool,), "dense": (bool,)},
                                                 Kind.OUTPUT: {"roots": (list,), "eager_views": (list,)}}
 
 

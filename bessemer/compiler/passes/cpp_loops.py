@@ -14,6 +14,7 @@ from typing import Optional
 from bessemer.compiler.ir.loops import (Const, CppPlan, Fold, Let, Load, Loop, LoopKernel, Op, Parallel, Scope,
                                         StageDecl, StageRef, StageStore, Store, Temp, ThreadRegion, map_tree,
                                         walk)
+from bessemer.compiler.ir.graph import Kind, Node
 from bessemer.compiler.ir.symbolic import Dim, hint
 from bessemer.compiler.passes.kernel_walk import Walker, symbols_of
 
@@ -69,7 +70,8 @@ def nest(loops, body, parallel: Optional[Parallel] = None, simd: Optional[tuple]
 
 def loop_kernel(w: Walker, plan: CppPlan, body: list) -> LoopKernel:
     """The LoopKernel of a walked kernel's statements under `plan`, gathered loads staged."""
-    body = guard_low_exps(hoist_branch_loads(stage_gathers(tuple(body))))
+    low = frozenset(i for n, i in w.params.items() if holds_low(n))
+    body = guard_low_exps(hoist_branch_loads(stage_gathers(tuple(body))), low)
     return LoopKernel(w.k.name, w.param_list(), symbols_of(body), w.kind(), w.bytes_moved(), plan, body,
                       nodes=tuple(w.params), writes=tuple(w.k.stores))
 
@@ -233,24 +235,47 @@ def hoist_branch_loads(stmts: tuple) -> tuple:
 # softmax's. The trade: exp_lo costs a few more vector ops a lane than expf (T5 small's
 # unmasked encoder softmax [8, 4, 128, 128]: 0.87 -> 1.10 ms with it, on AMD EPYC with AVX2),
 # so an exp that no such constant reaches keeps expf; its masked decoder softmax of the same
-# shape: 3.9 -> 1.3 ms. A mask that arrives as a tensor is not seen.
+# shape: 3.9 -> 1.3 ms. A buffer another kernel computed from such a constant (a masked
+# bias stored once: passes/dense_reads.py) counts as one; a mask that arrives as a tensor is
+# not seen.
 LOW_EXP_CONST = -87.0
 
 
-def guard_low_exps(stmts: tuple) -> tuple:
+def _low(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v <= LOW_EXP_CONST
+
+
+def holds_low(n: Node) -> bool:
+    """Whether a computed value is built from a constant at most LOW_EXP_CONST (through
+    elementwise ops and views; memory an ATen call or the caller wrote is not looked into)."""
+    seen: set = set()
+    todo = [n]
+    while todo:
+        x = todo.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if x.kind == Kind.CONST and _low(x.attrs["value"]):
+            return True
+        if x.kind == Kind.PAD and _low(x.attrs["fill"]):
+            return True
+        if x.kind in (Kind.POINTWISE, Kind.PAD, Kind.VIEW, Kind.REINTERPRET):
+            todo.extend(x.args)
+    return False
+
+
+def guard_low_exps(stmts: tuple, low_params: frozenset = frozenset()) -> tuple:
     """`stmts` with each float exp whose argument a constant at most LOW_EXP_CONST reaches
-    (through the kernel's named values) turned into exp_lo."""
+    (through the kernel's named values), or a load of a buffer in `low_params` (one computed
+    from such a constant: holds_low), turned into exp_lo."""
     lets = {s.name: s.value for s in walk(stmts) if isinstance(s, Let)}
     memo: dict = {}
 
-    def low(v) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool) and v <= LOW_EXP_CONST
-
     def reaches(e) -> bool:
         for x in walk(e):
-            if isinstance(x, Const) and low(x.value):
+            if isinstance(x, Const) and _low(x.value):
                 return True
-            if isinstance(x, Load) and x.cond and low(x.other):
+            if isinstance(x, Load) and ((x.cond and _low(x.other)) or x.param in low_params):
                 return True
             if isinstance(x, Temp) and x.name in lets:
                 if x.name not in memo:

@@ -136,6 +136,9 @@ class Fuser:
                 # written at addresses the kernel computes, complete only after its kernel:
                 # memory to every reader
                 self.realized.add(n)
+            elif n.kind == Kind.POINTWISE and n.attrs.get("dense"):
+                # a dense copy of a strided operand that kernels read many times (dense_reads.py)
+                self.realized.add(n)
         # multi-use values: recompute cheap ones, store expensive ones
         for n in g.nodes:
             if n.kind not in (Kind.POINTWISE, Kind.PAD, Kind.GATHER) or n in self.realized:
