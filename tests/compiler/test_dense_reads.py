@@ -94,3 +94,19 @@ def test_a_strided_broadcast_view_gets_a_dense_copy():
     order = {n: i for i, n in enumerate(g.nodes)}
     assert order[copy_node] < order[total]
     assert used.args[0] is alone
+
+
+def test_an_empty_strided_view_is_left_alone():
+    """A strided view with no elements (a slice past its end) broadcast into an empty result
+    compiles and matches eager."""
+    torch._dynamo.reset()
+
+    def f(a, m):
+        return torch.where(m, a[1:, 10:0, 0:-1:2], -1.5), a[1:, ::2, ::3] * 2
+
+    compiled = bessemer.compile(f, config=bessemer.TrainingCompilerConfig(fallback="error", graph_cache=False))
+    a, m = torch.randn(128, 17, 17), torch.zeros(0, 1, dtype=torch.bool)
+    for got, want in zip(compiled(a, m), f(a, m)):
+        assert got.shape == want.shape
+        torch.testing.assert_close(got, want)
+    assert compiled._bessemer_backend.compiled

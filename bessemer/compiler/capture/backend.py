@@ -36,7 +36,7 @@ from bessemer.compiler.capture import direct
 from bessemer.compiler.capture import graph_cache
 from bessemer.compiler.lowering import attention, nan_semantics, narrow_float, thin_matmul
 from bessemer.compiler.partition import partitioner as partition
-from bessemer.compiler.lowering import pooling
+from bessemer.compiler.lowering import pooling, upsampling
 from bessemer.compiler.runtime import graph_call as runtime
 from bessemer.compiler.capture import tangents
 from bessemer.compiler.capture import tangent_layout
@@ -90,7 +90,8 @@ _KEEP = {"native_dropout", "native_dropout_backward", "mean", "var_mean", "embed
 # CompositeImplicitAutograd keys, which the trace uses whatever the table says; the
 # gathers' backward is an index_put with accumulate, ATen's serial CPU path. A UNet with
 # three bilinear 2x upsamples (the `unet` zoo model's small shape) spent 73 ms of a 224 ms
-# step in those index_puts, against eager's 160 ms; with ATen's kernels, 123 ms.
+# step in those index_puts, against eager's 160 ms; with ATen's kernels, 123 ms. The
+# backward of a linear upsampling by 2, 4 or 8 is then decomposed our way (table below).
 _KEEP.update(UPSAMPLE_OPS)
 # Reflection padding's forward decomposes into a gather that fuses; its backward's
 # decomposition is again an index_put with accumulate: four Conv2d(padding_mode="reflect")
@@ -144,6 +145,8 @@ def _decompositions() -> dict:
     table.update(narrow_float.table(table))   # bf16 / fp16 formulas rounded once, as ATen's kernels
     table[aten._weight_norm_interface_backward.default] = _weight_norm_backward
     table[aten.max_pool2d_with_indices.default] = pooling.max_pool2d_with_indices
+    # linear upsampling's backward by 2, 4 or 8 as strided views and products (lowering/upsampling.py)
+    table.update(upsampling.table())
     # bf16 / fp16 attention backward on a CPU (lowering/attention.py; float32 keeps ATen's kernel)
     table[aten._scaled_dot_product_flash_attention_for_cpu_backward.default] = attention.flash_attention_backward_cpu
     # batched matmuls with a size of 1: products and sums (lowering/thin_matmul.py)

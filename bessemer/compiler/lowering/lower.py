@@ -111,9 +111,11 @@ class Lowerer:
         placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
         self.viewed_outputs = _viewed_outputs(self.gm.graph)
         # a graph with convolutions, whose channels-last activations its kernels compute in
-        # [N, H, W, C] order (_in_layout)
+        # [N, H, W, C] order (_in_layout), and the values the graph's outputs are (views of)
         self.convolutional = any(n.op == "call_function" and "convolution" in str(n.target)
                                  for n in self.gm.graph.nodes)
+        outs = next(n for n in reversed(self.gm.graph.nodes) if n.op == "output").args[0]
+        self.output_roots = {_root(o) for o in outs if isinstance(o, torch.fx.Node)}
         for i, n in enumerate(placeholders):
             ex = self.example_inputs[i] if i < len(self.example_inputs) else None
             if _is_effect_token(n):
@@ -208,11 +210,11 @@ class Lowerer:
         m = n.meta.get("val")
         if not isinstance(m, torch.Tensor) or m.is_contiguous():
             return v
-        # (only where convolutions make it: a transformer's [1, heads, q, k] position bias,
-        # a permute of a [q, k, heads] lookup, has channels-last strides, and its readers,
-        # every softmax of the stack, want [heads, q, k] order)
+        # (where convolutions make it, or the graph returns it: a transformer's [1, heads, q, k]
+        # position bias, a permute of a [q, k, heads] lookup, has channels-last strides, and its
+        # readers, every softmax of the stack, want [heads, q, k] order)
         if m.dim() == 4 and len(v.shape) == 4 and m.is_contiguous(memory_format=torch.channels_last) and \
-                self.convolutional:
+                (self.convolutional or n.name in self.output_roots):
             return channels_last(self.g, v)
         # another dense order, of a value the rewrite carried the layout into (a GroupNorm's
         # [N, G, C/G, H*W] view of channels-last memory, computed by N, H*W, G, C/G)

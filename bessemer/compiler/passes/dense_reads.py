@@ -50,7 +50,7 @@ def _static(n: Node) -> bool:
 def _strided_view(n: Node):
     """(n's broadcast dims, its number of distinct elements) when n is a view with static
     sizes of a buffer, whose innermost stride is neither 0 nor 1, else None."""
-    if n.kind != Kind.VIEW or not _static(n):
+    if n.kind != Kind.VIEW or not _static(n) or n.numel() == 0:
         return None
     lay = layout_of(n)
     if lay is None or lay[0].kind not in Group.BUFFERS:
