@@ -20,8 +20,9 @@ _SIZE = (int, Dim)
 _SCALAR = (bool, int, float, Dim)
 # The attributes each kind carries (read through Node's typed accessors), with their types;
 # Optional ones: `constant` (an input's tensor, held by the graph), `keep` (a cast simplify
-# leaves), `dense` (a copy the fusion pass stores: passes/dense_reads.py), `roots` (the output's values as the tensors their views are of), `eager_views`
-# (each output's shape, strides and storage offset in eager).
+# leaves), `dense` (a value the fusion pass stores: passes/dense_reads.py), `roots` (the
+# output's values as the tensors their views are of), `eager_views` (each output's shape,
+# strides and storage offset in eager).
 ATTRS: dict[Kind, dict[str, tuple]] = {
     Kind.INPUT: {},
     Kind.CONST: {"value": _SCALAR},

@@ -31,7 +31,6 @@ import torch
 from bessemer.compiler.ir.graph import LOW_FLOATS
 
 
-
 def flash_attention_backward_cpu(grad_out, query, key, value, out, logsumexp, dropout_p=0.0,
                                  is_causal=False, *, attn_mask=None, scale=None):
     """The decomposition of aten._scaled_dot_product_flash_attention_for_cpu_backward; NotImplemented

@@ -60,8 +60,6 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(out)
 
 
-
-
 def _one_element(x) -> bool:
     return not is_node(x) or all(d == 1 for d in x.shape)
 
