@@ -731,3 +731,15 @@ def test_seed_64423_a_nan_in_the_truth_leaves_the_other_elements_judged():
         return (v2,)
     assert_like_eager(prog, [Input((5, 11), 'float32', layout='e', seed=4123072, special=True),
                              Input((11,), 'float32', grad=True, seed=4123074, special=True)], seed=64423)
+
+
+def test_seed_68203_a_reshape_no_view_expresses_is_copied():
+    """Seed 68203: [4, 2, 1, 2] permuted from a value computed contiguous (strides
+    (2, 8, 1, 1)) reshaped to [4, 1, 4]. No view expresses it; under the trace's Python
+    dispatcher torch's meta view() gave strides (2, 16, 1) anyway, and the output read
+    overlapping elements."""
+    def prog(a0):
+        v0 = a0.clamp(max=0.3)
+        v3 = v0.permute(2, 0, 3, 1).transpose(0, -1).reshape(4, 1, 4)
+        return (v3,)
+    assert_like_eager(prog, [Input((2, 4, 2, 1), 'float32', layout='t1032', seed=4364993)], seed=68203)
