@@ -110,3 +110,18 @@ def test_an_empty_strided_view_is_left_alone():
         assert got.shape == want.shape
         torch.testing.assert_close(got, want)
     assert compiled._bessemer_backend.compiled
+
+
+def test_a_chain_deeper_than_the_recursion_limit():
+    """The readers' counts are taken without recursion: a strided view read through a chain of
+    elementwise ops longer than Python's recursion limit still gets its dense copy."""
+    import sys
+    g = Graph()
+    table = g.input((64, 64, 4), torch.float32, (256, 4, 1))
+    perm = IndexMap(((0, 0, 1, 0), (0, 0, 0, 1), (0, 1, 0, 0)), (0, 0, 0), 4)
+    v = g.view(table, (8, 4, 64, 64), perm, "permute+expand")
+    for _ in range(sys.getrecursionlimit() + 500):
+        v = g.pointwise("neg", [v], torch.float32)
+    g.output([g.reduce("max", v, [3], True, torch.float32)])
+    dense_broadcast_reads(g)
+    assert any(n.kind == Kind.POINTWISE and n.attrs.get("dense") for n in g.nodes)

@@ -81,23 +81,41 @@ class _Readers:
         return not u.attrs.get("dense") and (u.kind in Group.VIEWS or u.kind in _ELEMENTWISE) and \
             all(isinstance(s, int) for s in u.shape)
 
+    def _follows(self, u: Node) -> bool:
+        # (a pad adds elements, it repeats none: not followed)
+        return self._passes(u) and u.kind != Kind.PAD
+
+    def _memo(self, memo: dict, n: Node, follows, combine) -> int:
+        """memo[n] = combine(n), each followed user's value first (an explicit stack: a chain
+        of thousands of elementwise ops is as deep)."""
+        stack = [n]
+        while stack:
+            x = stack[-1]
+            if x in memo:
+                stack.pop()
+                continue
+            pending = [u for u in self.users[x] if follows(u) and u not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            memo[x] = combine(x)
+            stack.pop()
+        return memo[n]
+
     def _reach(self, n: Node) -> int:
         """The most elements of a value that n's elements flow into through views and
         elementwise ops."""
-        if n not in self._copies:
-            # (a pad adds elements, it repeats none: not followed)
-            self._copies[n] = max([n.numel()] + [self._reach(u) for u in self.users[n]
-                                                 if self._passes(u) and u.kind != Kind.PAD])
-        return self._copies[n]
+        memo = self._copies
+        return self._memo(memo, n, self._follows, lambda x: max(
+            [x.numel()] + [memo[u] for u in self.users[x] if self._follows(u)]))
 
     def copies(self, n: Node) -> int:
         return self._reach(n) // max(n.numel(), 1)
 
     def loads(self, n: Node) -> int:
-        if n not in self._loads:
-            self._loads[n] = max(sum(self.loads(u) if self._passes(u) else n.numel() for u in self.users[n]),
-                                 n.numel())
-        return self._loads[n]
+        memo = self._loads
+        return self._memo(memo, n, self._passes, lambda x: max(
+            sum(memo[u] if self._passes(u) else x.numel() for u in self.users[x]), x.numel()))
 
 
 def _reads_memory_through_ops(n: Node) -> bool:
