@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import math
 
-import torch
-
 from bessemer.compiler.ir.graph import Graph, Group, IndexMap, Kind, Node
-from bessemer.compiler.ir.symbolic import Dim, is_symbolic
+from bessemer.compiler.ir.symbolic import Dim
 
 
 class Unsupported(Exception):
