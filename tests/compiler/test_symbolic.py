@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 import torch
@@ -72,6 +73,33 @@ def test_view_strides_match_torch_on_static_sizes():
             except RuntimeError:
                 want = None
             assert view_strides(x.shape, x.stride(), new) == want, (shape, perm, new)
+
+
+def test_view_strides_match_torch_on_random_layouts():
+    """Permuted, sliced and size-1 layouts reshaped at random: the strides torch's view()
+    gives, or none where it refuses (a reshape's strides come from view_strides alone:
+    views.reshape). The first case is fuzz seed 68203's."""
+    assert view_strides((4, 2, 1, 2), (2, 8, 1, 1), (4, 1, 4)) is None
+    rng = random.Random(0)
+    for _ in range(3000):
+        shape = [rng.choice([1, 1, 2, 3, 4]) for _ in range(rng.randint(1, 4))]
+        perm = list(range(len(shape)))
+        rng.shuffle(perm)
+        x = torch.empty([shape[p] for p in perm]).permute([perm.index(i) for i in range(len(shape))])
+        if rng.random() < 0.3:
+            x = torch.empty([2 * n for n in shape])[tuple(slice(0, None, 2) for _ in shape)]
+        new, left = [], x.numel()
+        for f in (4, 3, 2, 2, 1, 1):
+            if left % f == 0 and rng.random() < 0.5:
+                new.append(f)
+                left //= f
+        new.append(left)
+        rng.shuffle(new)
+        try:
+            want = tuple(x.view(new).stride())
+        except RuntimeError:
+            want = None
+        assert view_strides(tuple(x.shape), x.stride(), tuple(new)) == want, (x.shape, x.stride(), new)
 
 
 def test_view_strides_with_symbolic_sizes():
