@@ -7,21 +7,10 @@ import copy
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 import bessemer
 from bessemer.compiler.lowering import upsampling
-
-
-class Up(torch.nn.Module):
-    def __init__(self, channels, dims, **interp):
-        super().__init__()
-        conv = {1: torch.nn.Conv1d, 2: torch.nn.Conv2d, 3: torch.nn.Conv3d}[dims]
-        self.conv = conv(channels, channels, 1)
-        self.interp = interp
-
-    def forward(self, x):
-        return F.interpolate(self.conv(x), **self.interp).tanh()
+from test_aten_kernels import Up
 
 
 # (input shape, interpolate arguments, whether the backward is decomposed)

@@ -41,7 +41,7 @@ import enum
 import functools
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import torch
 
@@ -408,6 +408,21 @@ def _map_nodes(x, fn):
     if isinstance(x, dict):
         return {k: _map_nodes(v, fn) for k, v in x.items()}
     return x
+
+
+def upstream(n: "Node", through) -> Iterator["Node"]:
+    """n and the nodes its value is computed from, each once, following the arguments of the
+    nodes whose kind is in `through` (the others are yielded, not looked into)."""
+    seen: set = set()
+    todo = [n]
+    while todo:
+        x = todo.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        yield x
+        if x.kind in through:
+            todo.extend(x.args)
 
 
 # the reduced-precision float dtypes, whose ATen CPU kernels compute in float32 and round

@@ -14,7 +14,7 @@ from typing import Optional
 from bessemer.compiler.ir.loops import (Const, CppPlan, Fold, Let, Load, Loop, LoopKernel, Op, Parallel, Scope,
                                         StageDecl, StageRef, StageStore, Store, Temp, ThreadRegion, map_tree,
                                         walk)
-from bessemer.compiler.ir.graph import Kind, Node
+from bessemer.compiler.ir.graph import Kind, Node, upstream
 from bessemer.compiler.ir.symbolic import Dim, hint
 from bessemer.compiler.passes.kernel_walk import Walker, symbols_of
 
@@ -248,20 +248,8 @@ def _low(v) -> bool:
 def holds_low(n: Node) -> bool:
     """Whether a computed value is built from a constant at most LOW_EXP_CONST (through
     elementwise ops and views; memory an ATen call or the caller wrote is not looked into)."""
-    seen: set = set()
-    todo = [n]
-    while todo:
-        x = todo.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if x.kind == Kind.CONST and _low(x.attrs["value"]):
-            return True
-        if x.kind == Kind.PAD and _low(x.attrs["fill"]):
-            return True
-        if x.kind in (Kind.POINTWISE, Kind.PAD, Kind.VIEW, Kind.REINTERPRET):
-            todo.extend(x.args)
-    return False
+    return any((x.kind == Kind.CONST and _low(x.attrs["value"])) or (x.kind == Kind.PAD and _low(x.attrs["fill"]))
+               for x in upstream(n, (Kind.POINTWISE, Kind.PAD, Kind.VIEW, Kind.REINTERPRET)))
 
 
 def guard_low_exps(stmts: tuple, low_params: frozenset = frozenset()) -> tuple:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from bessemer.compiler.ir.graph import Graph, Group, IndexMap, Kind, Node
+from bessemer.compiler.ir.graph import Graph, Group, IndexMap, Kind, Node, upstream
 from bessemer.compiler.ir.views import layout_of
 
 REUSE = 2
@@ -120,21 +120,10 @@ class _Readers:
 
 def _reads_memory_through_ops(n: Node) -> bool:
     """n's expression reads a buffer and holds at least two ops (views and copies left out)."""
-    ops, memory = 0, False
-    seen: set = set()
-    todo = [n]
-    while todo:
-        x = todo.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if x.kind in Group.BUFFERS:
-            memory = True
-        elif x.kind in _ELEMENTWISE or x.kind in Group.VIEWS:
-            if x.kind == Kind.POINTWISE and not (x.attrs["op"] == "cast" and x.dtype == x.args[0].dtype):
-                ops += 1
-            todo.extend(x.args)
-    return memory and ops >= 2
+    nodes = list(upstream(n, set(_ELEMENTWISE) | set(Group.VIEWS)))
+    ops = sum(1 for x in nodes if x.kind == Kind.POINTWISE
+              and not (x.attrs["op"] == "cast" and x.dtype == x.args[0].dtype))
+    return ops >= 2 and any(x.kind in Group.BUFFERS for x in nodes)
 
 
 def dense_broadcast_reads(g: Graph) -> Graph:
