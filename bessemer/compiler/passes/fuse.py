@@ -58,6 +58,16 @@ MANY_READS_COST = 6
 # A reduction kernel only takes pointwise members when it has at least this many
 # rows: fewer rows would run the whole fused kernel on fewer threads than we have.
 MIN_ROWS_FOR_EPILOGUE = 8
+# An inlined expression is at most this many ops deep (views not counted: they compose into
+# one index map); the value at that depth is stored and read back. A chain of a few thousand
+# elementwise ops (an unrolled recurrence, a long series of activations) would otherwise be
+# one expression thousands deep, past what the walks over it take (RecursionError at about
+# 1000 ops). The trade: one buffer written and read per MAX_INLINE_DEPTH ops of a single-use
+# chain, where a buffer round trip costs about as much as a dozen cheap ops: under a tenth of
+# such a chain's arithmetic. The deepest expression in the zoo is about half of it: a 3x3 max
+# pool's backward, its window's nine comparisons, casts and selects in a row (65 ops;
+# tests/compiler/test_long_chains.py).
+MAX_INLINE_DEPTH = 128
 
 
 # ------------------------------------------------------------------------------
@@ -115,6 +125,21 @@ class Fuser:
         self.cost_cache[n] = c
         return c
 
+    def bound_depth(self) -> None:
+        """Store every inlined value whose expression is MAX_INLINE_DEPTH ops deep (in graph
+        order, without recursion: a value's depth is one more than its deepest inlined arg's)."""
+        depth: dict[Node, int] = {}
+        inlined = (Kind.POINTWISE, Kind.VIEW, Kind.PAD, Kind.GATHER)
+        for n in self.g.nodes:
+            if n.kind not in inlined or n in self.realized:
+                continue
+            d = (n.kind != Kind.VIEW) + max((depth.get(a, 0) for a in n.args), default=0)
+            if d >= MAX_INLINE_DEPTH and n.kind != Kind.VIEW:
+                self.realized.add(n)
+                self.cost_cache.clear()
+                d = 0
+            depth[n] = d
+
     def decide_buffers(self) -> None:
         g = self.g
         for n in g.nodes:
@@ -139,6 +164,7 @@ class Fuser:
             elif n.kind == Kind.POINTWISE and n.attrs.get("dense"):
                 # a dense copy of a strided operand that kernels read many times (dense_reads.py)
                 self.realized.add(n)
+        self.bound_depth()
         # multi-use values: recompute cheap ones, store expensive ones
         for n in g.nodes:
             if n.kind not in (Kind.POINTWISE, Kind.PAD, Kind.GATHER) or n in self.realized:
