@@ -76,6 +76,7 @@ def hardswish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
     return torch.where(self <= -3, 0.0, torch.where(self >= 3, grad_output, grad_output * ((self / 3) + 0.5)))
 
 
+@pw_cast_for_opmath   # in float, rounded once, as ATen's bf16 / fp16 kernel (and torch's decomposition)
 def elu_backward(grad_output: Tensor, alpha: float, scale: float, input_scale: float, is_result: bool,
                  self_or_result: Tensor) -> Tensor:
     negcoef, poscoef, negiptcoef = alpha * scale, scale, input_scale
