@@ -177,7 +177,9 @@ def test_narrow_gradients_give_eager_bits(dtype, backend):
     float32 0-dim input's gradient, fuzz seeds 68544-68553, four times as far from the
     float64 truth as eager's); xlogy rounds its log and its product; glu_backward rounds the
     gate's sigmoid, then the rest in float; elu_backward (celu, selu) computes in float; fp16
-    sigmoid_backward rounds every step. With the bounds of logit (0, 1, outside, eps) and
+    sigmoid_backward rounds every step; mse_loss rounds the difference, then its square, and
+    its backward the difference, its product by the narrowed norm and by the incoming
+    gradient. With the bounds of logit (0, 1, outside, eps) and
     zeros and NaN of xlogy."""
     import torch.nn.functional as F
 
@@ -192,7 +194,9 @@ def test_narrow_gradients_give_eager_bits(dtype, backend):
              lambda v: torch.logit(v, eps=0.01), lambda v: torch.logit(torch.sigmoid(v), eps=0.2),
              lambda v: torch.xlogy(v, y), lambda v: torch.xlogy(v * 2, v.abs()),
              lambda v: F.glu(v, -1), lambda v: F.glu(v * 3, 0),
-             F.elu, F.selu, torch.sigmoid, lambda v: v * torch.sigmoid(v)]
+             F.elu, F.selu, torch.sigmoid, lambda v: v * torch.sigmoid(v),
+             lambda v: F.mse_loss(v, y, reduction="none"), lambda v: F.mse_loss(v * 1.5, y),
+             lambda v: F.mse_loss(v, y.flip(0), reduction="sum")]
     if backend == "cpp":
         # exp(x / 0.7) under the Triton interpreter is numpy's, a float ulp off libm's now and
         # then: one fp16 gradient of 3360 lands a step away through that, not the formula
@@ -204,7 +208,7 @@ def test_narrow_gradients_give_eager_bits(dtype, backend):
         for fn in (c, f):
             x = v.clone().requires_grad_(True)
             out = fn(x)
-            out.backward(torch.ones_like(out) * 0.7 + out.detach().flip(0) * 0.1)
+            out.backward(torch.ones_like(out) * 0.7 + out.detach().flatten().flip(0).view_as(out) * 0.1)
             res.append((out.detach(), x.grad))
         for got, want in zip(*res):
             same = (_bits(got) == _bits(want)) | (got.isnan() & want.isnan())

@@ -1,7 +1,8 @@
 """Decompositions that compute bf16 and fp16 results as ATen's CPU kernels do.
 
-(addcmul, addcdiv and lerp in float, rounded once; logit, its backward and xlogy op by op,
-each rounded; glu's backward from a rounded sigmoid; fp16 sigmoid's backward op by op: below.)
+(addcmul, addcdiv and lerp in float, rounded once; logit, its backward, xlogy and mse_loss
+with its backward op by op, each rounded; glu's backward from a rounded sigmoid; fp16
+sigmoid's backward op by op: below.)
 
 torch's decompositions of addcmul, addcdiv and lerp are chains of ops, each rounded to the
 narrow type: `self + value * (t1 * t2)` rounds the product, then the scaled product, then
@@ -137,6 +138,35 @@ def _sigmoid_backward(torch_fn):
     return fn
 
 
+def _reduce(loss, reduction: int):
+    return loss.mean() if reduction == 1 else loss.sum() if reduction == 2 else loss
+
+
+def _mse_loss(torch_fn):
+    # ATen's bf16 / fp16 mse_loss: the difference rounded to the narrow type, then squared and
+    # rounded (torch's decomposition squares the float difference: 755 of 2048 bf16 losses a
+    # step off); the mean or sum as the narrow type's reduction
+    def fn(self, target, reduction=1):
+        if self.dtype not in LOW_FLOATS or target.dtype != self.dtype:
+            return torch_fn(self, target, reduction)
+        d = self - target
+        return _reduce(d * d, reduction)
+    return fn
+
+
+def _mse_loss_backward(torch_fn):
+    # ATen's bf16 / fp16 mse_loss_backward: (self - target), times the norm (2, or 2 / numel
+    # for a mean) narrowed to the type, times the incoming gradient, each product rounded
+    # (torch's decomposition: float throughout, about 1200 of 2010 bf16 gradients of a mean a
+    # step off)
+    def fn(grad_output, self, target, reduction):
+        if self.dtype not in LOW_FLOATS or target.dtype != self.dtype or grad_output.dtype != self.dtype:
+            return torch_fn(grad_output, self, target, reduction)
+        norm = narrowed(2.0 / self.numel() if reduction == 1 else 2.0, self.dtype)
+        return ((self - target) * norm) * grad_output
+    return fn
+
+
 def table(torch_table: dict) -> dict:
     """These decompositions by overload, to lay over `torch_table` (torch's, whose
     decomposition each keeps for a wide result)."""
@@ -146,7 +176,8 @@ def table(torch_table: dict) -> dict:
     if aten.logit.default in torch_table:
         out[aten.logit.default] = _logit(torch_table[aten.logit.default])
     for op, wrap in ((aten.logit_backward.default, _logit_backward), (aten.xlogy.Tensor, _xlogy),
-                     (aten.glu_backward.default, _glu_backward), (aten.sigmoid_backward.default, _sigmoid_backward)):
+                     (aten.glu_backward.default, _glu_backward), (aten.sigmoid_backward.default, _sigmoid_backward),
+                     (aten.mse_loss.default, _mse_loss), (aten.mse_loss_backward.default, _mse_loss_backward)):
         if op in torch_table:
             out[op] = wrap(torch_table[op])
     return out
