@@ -179,7 +179,8 @@ def test_narrow_gradients_give_eager_bits(dtype, backend):
     gate's sigmoid, then the rest in float; elu_backward (celu, selu) computes in float; fp16
     sigmoid_backward rounds every step; mse_loss rounds the difference, then its square, and
     its backward the difference, its product by the narrowed norm and by the incoming
-    gradient. With the bounds of logit (0, 1, outside, eps) and
+    gradient; binary_cross_entropy and soft_margin_loss and their backwards round every op,
+    the weight's product and the mean's division included. With the bounds of logit (0, 1, outside, eps) and
     zeros and NaN of xlogy."""
     import torch.nn.functional as F
 
@@ -190,13 +191,20 @@ def test_narrow_gradients_give_eager_bits(dtype, backend):
     y = (torch.rand(48, 70, generator=gen) * 3).to(dtype)
     y[1, :3] = float("nan")
     v[2, :3] = 0
+    t = torch.rand(48, 70, generator=gen).to(dtype)          # targets of the losses
+    t[0, :2] = torch.tensor([0.0, 1.0])
+    wt = torch.rand(48, 70, generator=gen).to(dtype)
+    sign = torch.randn(48, 70, generator=gen).sign().to(dtype)
     cases = [lambda v: torch.logit(torch.sigmoid(v)), lambda v: torch.logit(v),
              lambda v: torch.logit(v, eps=0.01), lambda v: torch.logit(torch.sigmoid(v), eps=0.2),
              lambda v: torch.xlogy(v, y), lambda v: torch.xlogy(v * 2, v.abs()),
              lambda v: F.glu(v, -1), lambda v: F.glu(v * 3, 0),
              F.elu, F.selu, torch.sigmoid, lambda v: v * torch.sigmoid(v),
              lambda v: F.mse_loss(v, y, reduction="none"), lambda v: F.mse_loss(v * 1.5, y),
-             lambda v: F.mse_loss(v, y.flip(0), reduction="sum")]
+             lambda v: F.mse_loss(v, y.flip(0), reduction="sum"),
+             lambda v: F.binary_cross_entropy(torch.sigmoid(v), t, reduction="none"),
+             lambda v: F.binary_cross_entropy(torch.sigmoid(v * 3), t, weight=wt),
+             lambda v: F.soft_margin_loss(v, sign, reduction="none"), lambda v: F.soft_margin_loss(v, sign)]
     if backend == "cpp":
         # exp(x / 0.7) under the Triton interpreter is numpy's, a float ulp off libm's now and
         # then: one fp16 gradient of 3360 lands a step away through that, not the formula
