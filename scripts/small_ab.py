@@ -24,7 +24,7 @@ def _setup(mode, w, model, opt, clip):
     def clip_step():
         torch.nn.utils.clip_grad_norm_(params, clip)
 
-    opt_step, whole = opt.step, None
+    whole = None
     if mode == "inductor":
         model.compile()
         opt_step = torch.compile(lambda: opt.step(), fullgraph=False)
@@ -35,6 +35,8 @@ def _setup(mode, w, model, opt, clip):
     elif mode == "bessemer-step":
         import bessemer
         whole = bessemer.compile_step(model, opt, w.loss_fn, max_grad_norm=clip)
+    if mode != "inductor":
+        opt_step = opt.step   # bessemer.compile replaces the instance's step: read it after
 
     def step(batch):
         if whole is not None:
