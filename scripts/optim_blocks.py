@@ -6,8 +6,10 @@ optimizer, one copy per block size, interleaved.
 Each copy of the model trains a few steps with AdamW (bessemer.compile with optimizer=),
 so that its optimizer state holds what training leaves there (an embedding's untouched rows
 keep exp_avg_sq at 0), then the copies' `opt.step()` calls are timed in turns. A block size
-is the template's kBlock in elements; a last copy computes std::sqrt in blocks of 512 (not
-eager's bits where torch's sqrt is MKL's: what MKL's sqrt costs, for reference).
+is the template's kBlock in elements. Two more copies use blocks of 512: one leaves the
+MKL thread count of the update's threads as torch.set_num_threads left it (MKL then opens a
+nested parallel region in every sqrt call), one computes std::sqrt (not eager's bits where
+torch's sqrt is MKL's: what MKL's sqrt costs, for reference).
 """
 from __future__ import annotations
 
@@ -25,7 +27,10 @@ def main() -> None:
     ap.add_argument("--blocks", default="256,512,2048,16384")
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--scale", default="small")
+    ap.add_argument("--threads", type=int, default=torch.get_num_threads(),
+                    help="torch.set_num_threads, as `bessemer bench` calls it")
     a = ap.parse_args()
+    torch.set_num_threads(a.threads)
 
     import bessemer
     import bessemer.compiler.optim as optim
@@ -35,13 +40,14 @@ def main() -> None:
 
     w = zoo.build(a.model, a.scale, seed=0)
     training = zoo.spec(a.model).training
-    mkl_sqrt = optim.torch_sqrt_impl
+    mkl_sqrt, mkl_threads = optim.torch_sqrt_impl, optim.mkl_threads_local
     current = ["mkl"]
     optim.torch_sqrt_impl = lambda dtype: None if current[0] == "ieee" else mkl_sqrt(dtype)
+    optim.mkl_threads_local = lambda: None if current[0] == "mkl-nested" else mkl_threads()
     prelude = optim_cpp._PRELUDE
     marker = "kBlock = 512;"
     assert marker in prelude
-    variants = [(int(b), "mkl") for b in a.blocks.split(",")] + [(0, "ieee")]
+    variants = [(int(b), "mkl") for b in a.blocks.split(",")] + [(0, "mkl-nested"), (0, "ieee")]
     opts = {}
     for block, sqrt in variants:
         optim_cpp._PRELUDE = prelude.replace(marker, f"kBlock = {block or 512};")
@@ -66,8 +72,10 @@ def main() -> None:
     print(f"{a.model} ({a.scale}, {n / 1e6:.2f}M parameters, {torch.get_num_threads()} threads): "
           f"opt.step() ms, median of {a.rounds} interleaved rounds")
     for (block, sqrt), t in times.items():
-        what = f"MKL sqrt, blocks of {block}" if block else "IEEE sqrt, blocks of 512"
-        print(f"  {what:28s} {statistics.median(t) * 1e3:7.2f}")
+        what = {"mkl": f"MKL sqrt, blocks of {block}",
+                "mkl-nested": "MKL sqrt, MKL threads as set",
+                "ieee": "IEEE sqrt, blocks of 512"}[sqrt]
+        print(f"  {what:30s} {statistics.median(t) * 1e3:7.2f}")
 
 
 if __name__ == "__main__":

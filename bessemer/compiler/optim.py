@@ -153,6 +153,21 @@ def torch_sqrt_impl(dtype: str) -> Optional[int]:
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def mkl_threads_local() -> Optional[int]:
+    """The address of MKL's mkl_set_num_threads_local (C interface) in torch's library, or None.
+
+    The Adam kernel calls MKL's sqrt (torch_sqrt_impl) on the threads of its own
+    parallel loop, and sets their MKL thread count to 1 meanwhile (optim_cpp's prelude
+    says why)."""
+    path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
+    try:
+        fn = ctypes.CDLL(path).MKL_Set_Num_Threads_Local   # the C interface (by value)
+    except (OSError, AttributeError):
+        return None
+    return ctypes.cast(fn, ctypes.c_void_p).value
+
+
 # ---------------------------------------------------------------------------
 # What can be compiled: the optimizer (once), each group (every step).
 # ---------------------------------------------------------------------------
@@ -426,7 +441,7 @@ def _adam_calls(opt: torch.optim.Optimizer, group: dict) -> tuple[list[_Call], O
         if call is None:
             spec = UpdateSpec("adam", key[0], maximize=bool(group["maximize"]), weight_decay=decay,
                               amsgrad=amsgrad, step_dtype=key[1])
-            call = calls[key] = _Call(spec, (*hyper, torch_sqrt_impl(key[0])))
+            call = calls[key] = _Call(spec, (*hyper, torch_sqrt_impl(key[0]), mkl_threads_local()))
         call.add([p, g, state["exp_avg"], state["exp_avg_sq"],
                   state["max_exp_avg_sq"] if amsgrad else None, state["step"]])
     return list(calls.values()), None

@@ -76,3 +76,41 @@ def test_sqrt_is_torchs():
         fn(x.numel(), ctypes.cast(x.data_ptr(), ctypes.POINTER(ctype)),
            ctypes.cast(out.data_ptr(), ctypes.POINTER(ctype)))
         assert torch.equal(out, torch.sqrt(x))
+
+
+def test_mkl_thread_count_is_put_back():
+    """The Adam kernel sets the MKL thread count of its threads to 1 while it calls MKL's
+    sqrt (torch.set_num_threads turns MKL's dynamic threading off, and every call would
+    open a nested parallel region); the calling thread's count is what it was after."""
+    import ctypes
+    addr = optim_mod.mkl_threads_local()
+    if addr is None or optim_mod.torch_sqrt_impl("float32") is None:
+        pytest.skip("torch's sqrt is not MKL's on this build")
+    set_local = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int)(addr)
+    get_max = ctypes.CDLL(optim_mod.os.path.join(optim_mod.os.path.dirname(torch.__file__), "lib",
+                                                 "libtorch_cpu.so")).MKL_Get_Max_Threads
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        assert get_max() == 2
+        # the C interface: takes the count by value and answers the previous one
+        assert set_local(1) == 2 and get_max() == 1
+        assert set_local(2) == 1 and get_max() == 2
+        for numel in (100, 200_000):              # one thread, and the parallel loop
+            p = torch.nn.Parameter(torch.randn(numel))
+            opt = torch.optim.AdamW([p], lr=1e-3)
+            ref = torch.nn.Parameter(p.detach().clone())
+            ref_opt = torch.optim.AdamW([ref], lr=1e-3)
+            from bessemer.config import TrainingCompilerConfig
+            optim_mod.compile_optimizer(opt, TrainingCompilerConfig(fallback="error"), via="template")
+            assert optim_mod._ATTR in opt.__dict__
+            for step in range(3):
+                g = torch.randn(numel)
+                g[: numel // 3] = 0                   # zeros in exp_avg_sq: MKL's scratch path
+                p.grad, ref.grad = g.clone(), g.clone()
+                opt.step()
+                ref_opt.step()
+                assert get_max() == 2
+            assert torch.equal(p, ref)
+    finally:
+        torch.set_num_threads(before)

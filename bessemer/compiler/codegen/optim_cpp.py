@@ -129,6 +129,7 @@ ADAM_ARGS = (
     ("double weight_decay", "c_double"),
     ("double eps", "c_double"),
     ("const void* sqrt_impl", "c_void_p"),        # torch's vector sqrt, or null: std::sqrt
+    ("const void* threads_local", "c_void_p"),    # MKL's mkl_set_num_threads_local, or null
 )
 
 
@@ -154,11 +155,9 @@ static const int64_t kParallelGrain = 32768;
 static const int64_t kSliceAlign = 64;
 
 // Adam works in blocks that stay in L1: moments, then the square roots of a
-// block in one call, then the parameter update. Each thread's two block buffers
-// (the roots, and MKL's scratch below) are allocated once per step: as arrays on the
-// stack inside the loops, the update of GPT-2 small's parameters in training (5.3M
-// floats, 2 threads) took 9.3 ms, against 5.1 ms (scripts/optim_blocks.py, which also
-// compares block sizes: 256 to 16384 floats all within 1 ms of 512).
+// block in one call, then the parameter update; each thread holds two block
+// buffers (the roots, and MKL's scratch below). Blocks of 256 to 16384 elements
+// were measured (scripts/optim_blocks.py): all within 1 ms of each other.
 static const int64_t kBlock = 512;
 
 // torch's CPU sqrt. On builds with MKL, ATen computes sqrt with MKL's vector
@@ -173,6 +172,13 @@ static const int64_t kBlock = 512;
 // (sqrt(+-0) = +-0, in MKL as in IEEE) and MKL sees only the other values. The
 // check is one pass over a block that is in cache; `scratch` holds a block.
 typedef void (*sqrt_fn)(int, const scalar_t*, scalar_t*);
+// MKL's mkl_set_num_threads_local. torch.set_num_threads turns MKL's dynamic threading
+// off, so MKL called on a thread of this loop's team (whose MKL thread count is the
+// global one) opens a nested parallel region of its own on every call; each thread
+// sets its count to 1 for the update and puts it back after (the update of GPT-2
+// small's parameters in training, 5.3M floats, 2 threads: 11.0 ms without, 6.2 ms
+// with; DeBERTa small's 8.6 and 4.3 ms: scripts/optim_blocks.py).
+typedef int (*threads_local_fn)(int);
 static inline void sqrt_block(sqrt_fn fn, const scalar_t* x, scalar_t* out, int64_t len,
                               scalar_t* scratch) {{
   if (fn) {{
@@ -227,6 +233,7 @@ _DRIVER = """\
 {body}
       lo = offset[i + 1];
     }}
+{thread_teardown}
   }}
 """
 
@@ -353,13 +360,18 @@ def _render_adam(spec: UpdateSpec) -> str:
     ]
     # Each thread's block buffers, once per step: the roots, and MKL's scratch.
     setup = [f"std::vector<{s}> buffers(2 * kBlock);",
-             f"{s}* __restrict__ root = buffers.data();"]
-    return _function(spec, head, body, setup)
+             f"{s}* __restrict__ root = buffers.data();",
+             "const threads_local_fn mkl_threads = vsqrt ? (threads_local_fn)threads_local : nullptr;",
+             "const int mkl_threads_before = mkl_threads ? mkl_threads(1) : 0;"]
+    teardown = ["if (mkl_threads) mkl_threads(mkl_threads_before);"]
+    return _function(spec, head, body, setup, teardown)
 
 
-def _function(spec: UpdateSpec, head: list[str], body: list[str], thread_setup: list[str] = ()) -> str:
+def _function(spec: UpdateSpec, head: list[str], body: list[str], thread_setup: list[str] = (),
+              thread_teardown: list[str] = ()) -> str:
     args = ",\n    ".join(decl for decl, _ in signature(spec))
-    driver = _DRIVER.format(body=_indent(body, 6), thread_setup=_indent(list(thread_setup), 4))
+    driver = _DRIVER.format(body=_indent(body, 6), thread_setup=_indent(list(thread_setup), 4),
+                            thread_teardown=_indent(list(thread_teardown), 4))
     return (f'extern "C" int {spec.symbol}(\n    {args}) {{\n'
             + "\n".join(head) + "\n" + driver + "  return 0;\n}\n")
 
