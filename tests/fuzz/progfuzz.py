@@ -412,8 +412,17 @@ def compare(specs: Sequence[Input], c: Result, e: Result, ref: Callable[[], Opti
             problems.append(f"{label}: {_describe(cv, ev)}")
             return
         if not ev.is_floating_point():
-            if not torch.equal(cv, ev):
-                problems.append(f"{label}: {_describe(cv, ev)}")
+            if torch.equal(cv, ev):
+                return
+            # a decision eager's rounding flipped (seed 75176: `any` of a bf16 layer norm
+            # over one element, exactly 0, where eager's kernel leaves a float32 residue):
+            # the compiled one agrees with the float64 truth's
+            r = get_ref()
+            rv = pick(r) if r is not None else None
+            if isinstance(rv, torch.Tensor) and rv.shape == cv.shape and rv.dtype == cv.dtype \
+                    and torch.equal(cv, rv):
+                return
+            problems.append(f"{label}: {_describe(cv, ev)}")
             return
         if _close(cv, ev):
             return
