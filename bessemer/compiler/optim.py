@@ -123,6 +123,17 @@ def load_kernel(spec: UpdateSpec, config: TrainingCompilerConfig) -> Kernel:
 
 
 @functools.lru_cache(maxsize=None)
+def torch_cpu_symbol(name: str) -> Optional[Any]:
+    """The function `name` exported by torch's CPU library (MKL's routines are linked into
+    it), or None where the library or the symbol is not there."""
+    path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
+    try:
+        return getattr(ctypes.CDLL(path), name)
+    except (OSError, AttributeError):
+        return None
+
+
+@functools.lru_cache(maxsize=None)
 def torch_sqrt_impl(dtype: str) -> Optional[int]:
     """The address of the vector sqrt torch's CPU kernels use for `dtype`, or None.
 
@@ -135,12 +146,7 @@ def torch_sqrt_impl(dtype: str) -> Optional[int]:
     gen = torch.Generator().manual_seed(0)            # leave the global RNG alone
     x = torch.rand(4099, generator=gen, dtype=tdtype) * 0.01
     ref = torch.sqrt(x)
-    name = "vsSqrt" if dtype == "float32" else "vdSqrt"
-    path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
-    try:
-        fn = getattr(ctypes.CDLL(path), name)
-    except (OSError, AttributeError):
-        fn = None
+    fn = torch_cpu_symbol("vsSqrt" if dtype == "float32" else "vdSqrt")
     if fn is not None:
         out = torch.empty_like(x)
         fn(ctypes.c_int(x.numel()), ctypes.c_void_p(x.data_ptr()), ctypes.c_void_p(out.data_ptr()))
@@ -160,12 +166,8 @@ def mkl_threads_local() -> Optional[int]:
     The Adam kernel calls MKL's sqrt (torch_sqrt_impl) on the threads of its own
     parallel loop, and sets their MKL thread count to 1 meanwhile (optim_cpp's prelude
     says why)."""
-    path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
-    try:
-        fn = ctypes.CDLL(path).MKL_Set_Num_Threads_Local   # the C interface (by value)
-    except (OSError, AttributeError):
-        return None
-    return ctypes.cast(fn, ctypes.c_void_p).value
+    fn = torch_cpu_symbol("MKL_Set_Num_Threads_Local")   # the C interface (by value)
+    return None if fn is None else ctypes.cast(fn, ctypes.c_void_p).value
 
 
 # ---------------------------------------------------------------------------

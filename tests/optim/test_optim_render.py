@@ -87,8 +87,7 @@ def test_mkl_thread_count_is_put_back():
     if addr is None or optim_mod.torch_sqrt_impl("float32") is None:
         pytest.skip("torch's sqrt is not MKL's on this build")
     set_local = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int)(addr)
-    get_max = ctypes.CDLL(optim_mod.os.path.join(optim_mod.os.path.dirname(torch.__file__), "lib",
-                                                 "libtorch_cpu.so")).MKL_Get_Max_Threads
+    get_max = optim_mod.torch_cpu_symbol("MKL_Get_Max_Threads")
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
