@@ -1,6 +1,6 @@
 """Modes of one zoo model side by side in one process, their steps interleaved.
 
-    .venv/bin/python scripts/small_ab.py MODEL [--modes eager,bessemer,bessemer-step] [--rounds 40]
+    .venv/bin/python scripts/small_ab.py MODEL [--modes eager,bessemer,bessemer-step] [--rounds 40] [--phases]
 
 Each mode trains its own copy of the model (set up as `bessemer bench` sets it up, see
 small_counts.py); after the warm-up the steps go round-robin, one step of each mode per
@@ -38,12 +38,16 @@ def _setup(mode, w, model, opt, clip):
     if mode != "inductor":
         opt_step = opt.step   # bessemer.compile replaces the instance's step: read it after
 
-    def step(batch):
+    def step(batch, marks=None):
         if whole is not None:
             return whole(batch)
         opt.zero_grad(set_to_none=True)
         loss = w.loss_fn(model, batch)
+        if marks is not None:
+            marks.append(time.perf_counter())
         loss.backward()
+        if marks is not None:
+            marks.append(time.perf_counter())
         if clip is not None:
             clip_step()
         opt_step()
@@ -59,6 +63,9 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=40)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--phases", action="store_true",
+                    help="also the median wall time of the forward, the backward and the rest "
+                         "(clipping and update) of each step")
     ap.add_argument("--clock", choices=("thread", "process"), default="thread",
                     help="process: CPU time of all threads (OpenMP's workers and their waiting too)")
     a = ap.parse_args()
@@ -78,16 +85,25 @@ def main() -> None:
     clock = time.thread_time if a.clock == "thread" else time.process_time
     cpu = {m: [] for m in steps}
     wall = {m: [] for m in steps}
+    parts = {m: [] for m in steps}
     for r in range(a.rounds):
         for mode, step in steps.items():
+            marks = [] if a.phases and mode != "bessemer-step" else None
             t0, w0 = clock(), time.perf_counter()
-            step(batches[r % 4])
+            step(batches[r % 4], marks)
             cpu[mode].append(clock() - t0)
-            wall[mode].append(time.perf_counter() - w0)
+            end = time.perf_counter()
+            wall[mode].append(end - w0)
+            if marks:
+                parts[mode].append((marks[0] - w0, marks[1] - marks[0], end - marks[1]))
     base = statistics.median(cpu[next(iter(steps))])
     for mode in steps:
         c, t = statistics.median(cpu[mode]), statistics.median(wall[mode])
-        print(f"{a.model:13s} {mode:14s} cpu ms {c * 1e3:8.2f} ({base / c:4.2f}x)  wall ms {t * 1e3:8.2f}")
+        line = f"{a.model:13s} {mode:14s} cpu ms {c * 1e3:8.2f} ({base / c:4.2f}x)  wall ms {t * 1e3:8.2f}"
+        if parts[mode]:
+            f, b, u = (statistics.median(p[i] for p in parts[mode]) * 1e3 for i in range(3))
+            line += f"  forward {f:7.2f}  backward {b:7.2f}  update {u:6.2f}"
+        print(line)
 
 
 if __name__ == "__main__":

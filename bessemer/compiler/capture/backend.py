@@ -39,7 +39,7 @@ from bessemer.compiler.partition import partitioner as partition
 from bessemer.compiler.lowering import pooling, upsampling
 from bessemer.compiler.runtime import graph_call as runtime
 from bessemer.compiler.capture import tangents
-from bessemer.compiler.capture import unbind
+from bessemer.compiler.capture import rows, unbind
 from bessemer.compiler.capture import tangent_layout
 from bessemer.compiler.capture.eager_layouts import eager_layouts
 from bessemer.compiler.codegen import backends
@@ -589,6 +589,7 @@ def make_backend(config: Optional[TrainingCompilerConfig] = None):
         """(the compiled graph as AOTAutograd returns it, whether its outputs' autograd node
         must have the filling of missing tangents switched off at every call)."""
         unbind.select_unbound(gm)   # x.unbind(d)[i] as x.select(d, i): no view per row to trace
+        rows.prune_rows(gm)         # rows nothing reads (a classifier's one token) not computed
         # sizes as text: a symbolic size ("s0") must not be compared as a number here
         shapes = [tuple(str(s) for s in t.shape) for t in example_inputs if isinstance(t, torch.Tensor)]
         # the same code traced again: the same sequence of tensor ops, whatever the shapes
