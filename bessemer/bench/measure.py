@@ -164,11 +164,52 @@ def _extra_flop_formulas() -> dict:
 
 def count_flops(fn: Callable[[], Any]) -> int:
     """FLOPs of the matmuls, convolutions and attention fn runs (forward and backward, if it does both)."""
+    return _counted(fn)
+
+
+def _counted(fn: Callable[[], Any]) -> int:
     from torch.utils.flop_counter import FlopCounterMode
     counter = FlopCounterMode(display=False, custom_mapping=_extra_flop_formulas())
     with counter:
         fn()
     return int(counter.get_total_flops())
+
+
+def _graph_flops(model: torch.nn.Module, loss_of: Callable[[Any], torch.Tensor], prune: bool) -> int:
+    """FLOPs inside the Dynamo graphs of one forward of `model` (as loss_of calls it), with the
+    rows nothing reads left out or not, plus the whole backward. Dynamo runs no compiled code
+    under a dispatch mode, so each graph counts its own ops as it runs."""
+    import torch._dynamo
+    from bessemer.compiler.capture.rows import prune_rows
+    totals = []
+
+    def backend(gm, example_inputs):
+        if prune:
+            prune_rows(gm)
+
+        def run(*args):
+            out = []
+            totals.append(_counted(lambda: out.append(gm.forward(*args))))
+            return out[0]
+        return run
+    torch._dynamo.reset()
+    try:
+        loss = loss_of(torch.compile(model, backend=backend))
+        totals.append(_counted(loss.backward))
+    finally:
+        torch._dynamo.reset()
+        model.zero_grad(set_to_none=True)
+    return sum(totals)
+
+
+def count_needed_flops(model: torch.nn.Module, loss_of: Callable[[Any], torch.Tensor], eager_flops: int) -> int:
+    """The FLOPs of the work a step's loss depends on: an eager step's count (count_flops) less
+    what the compiler's graphs leave out as rows nothing reads (compiler/capture/rows.py: a
+    classifier's last layer computes one token's rows). Eager computes those rows; their
+    FLOPs are no work the model needs, and an MFU counting them could pass 100%. `model` is
+    a fresh copy nobody has compiled."""
+    saved = _graph_flops(model, loss_of, False) - _graph_flops(model, loss_of, True)
+    return eager_flops - max(0, saved)
 
 
 # A CPU without native bf16/fp16 arithmetic converts every element: a 2048 bf16 product

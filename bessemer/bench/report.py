@@ -334,7 +334,8 @@ def step_split_section(results: dict) -> list[str]:
 
         mm_s = s["matmul_ms"] / 1e3
         mm_rate = s["matmul_flops"] / mm_s if mm_s > 0 else None
-        ceiling = r["flops_per_step"] / mm_s / peak if mm_s > 0 and peak and r.get("flops_per_step") else None
+        flops = r.get("needed_flops_per_step") or r.get("flops_per_step")
+        ceiling = flops / mm_s / peak if mm_s > 0 and peak and flops else None
         k_s = s["kernel_ms"] / 1e3
         k_gbps = s["kernel_bytes"] / k_s / 1e9 if k_s > 0 else None
         copy = r.get("copy_gbps")
@@ -448,8 +449,10 @@ _COLUMN_NOTES = [
     f"{CONTENDED_SHARE:.0%} of the machine's cores (busy time from /proc/stat, stolen time included, minus "
     "the worker's own CPU time); results.json has the share for every row.",
     "- **MFU**: the model's FLOPs per step (matmuls, convolutions and attention of forward and backward, "
-    "counted with torch's FlopCounterMode on an eager step) divided by the step time and by the matmul "
-    "peak, the better of two probes run before and after the workers of the same invocation.",
+    "counted with torch's FlopCounterMode on an eager step, less the rows nothing reads: a classifier's "
+    "last layer computes every token, its loss reads one; bessemer leaves those rows out, and results.json "
+    "has both counts) divided by the step time and by the matmul peak, the better of two probes run "
+    "before and after the workers of the same invocation.",
     "- **1st step cold**: seconds from setting the mode up to the end of the first step, with empty "
     "compiler caches (fresh BESSEMER_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR); "
     "**warm**: the same in a second fresh process on the caches the first one filled. Eager compiles "

@@ -300,6 +300,19 @@ def run_phase(job: dict, stage: Stage) -> dict:
     with fallbacks.Recorder() as recorded:
         measure_phase()
     out["compile_report"] = recorded.report().as_dict()
+    if phase == "run" and out.get("step_times"):
+        # after everything timed: its Dynamo traces touch no measured step or compile
+        stage("count needed flops")
+        fresh = zoo.build(job["model"], job["scale"], job.get("batch"), job.get("seq"), job.get("image"),
+                          seed=job["seed"], device=device, dropout=job.get("dropout", False))
+
+        def loss_of(m):
+            with amp():
+                return fresh.loss_fn(m, batches[0])
+        try:
+            out["needed_flops_per_step"] = measure.count_needed_flops(fresh.model, loss_of, flops)
+        except Exception as e:   # the MFU then counts eager's FLOPs; results.json says why
+            out["needed_flops_error"] = f"{type(e).__name__}: {e}"[:500]
     return out
 
 

@@ -122,7 +122,7 @@ def run(plan: Plan, progress: Progress = Progress()) -> dict:
     peak = max(probes, key=lambda p: p["flops_per_s"])
     for row in rows:
         med = row.get("step_s", {}).get("median")
-        flops = row.get("flops_per_step")
+        flops = row.get("needed_flops_per_step") or row.get("flops_per_step")
         row["mfu"] = flops / med / peak["flops_per_s"] if med and flops else None
     meta = _meta(plan, peak, time.perf_counter() - t0)
     meta["matmul_probes_flops_per_s"] = [p["flops_per_s"] for p in probes]
@@ -290,6 +290,7 @@ def _row(plan: Plan, model: str, mode: str, results: dict) -> dict:
                step_s=step, first_step_cold_s=run_r["first_step_s"], losses=run_r["losses"],
                first_step_cold_compile=run_r.get("first_step_compile"),
                final_loss=run_r["losses"][-1], flops_per_step=run_r["flops_per_step"],
+               needed_flops_per_step=run_r.get("needed_flops_per_step"),
                foreign_cpu_share=run_r.get("foreign_cpu_share"))
     cr = run_r.get("compile_report") or {}
     # A row with any fallback ran partly eagerly: it is not counted as compiled

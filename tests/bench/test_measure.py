@@ -99,3 +99,28 @@ def test_contention_is_a_share_of_the_cores():
         while time.perf_counter() - t < 0.3:
             pass
     assert c.share is None or 0.0 <= c.share <= 1.0
+
+
+class _TokenZero(torch.nn.Module):
+    """Two linear layers over every token; the loss reads token 0 (or every token)."""
+
+    def __init__(self, first_only: bool):
+        super().__init__()
+        self.first_only = first_only
+        self.a, self.b = torch.nn.Linear(8, 16), torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        h = self.b(torch.relu(self.a(x)))
+        return (h[:, 0] if self.first_only else h).square().sum()
+
+
+def test_needed_flops_leave_out_the_rows_nothing_reads():
+    x = torch.randn(2, 5, 8)
+    for first_only, fraction in ((True, 1 / 5), (False, 1.0)):
+        model = _TokenZero(first_only)
+        eager = measure.count_flops(lambda: model(x).backward())
+        model.zero_grad(set_to_none=True)
+        needed = measure.count_needed_flops(model, lambda m: m(x), eager)
+        # every product of forward and backward over one token of five, or over all five
+        assert eager > 0
+        assert needed == pytest.approx(eager * fraction)
