@@ -209,8 +209,14 @@ def _in_place(x, w):
     return y[:, 0]
 
 
+def _in_place_flag(x, w):
+    y = F.leaky_relu(x @ w, 0.2, True)   # inplace as the third positional argument
+    return y[:, 0]
+
+
 def test_a_graph_with_in_place_ops_is_left_alone():
-    assert _pruned(_in_place, torch.randn(2, 5, 4), torch.randn(4, 4))[2] == 0
+    for fn in (_in_place, _in_place_flag):
+        assert _pruned(fn, torch.randn(2, 5, 4), torch.randn(4, 4))[2] == 0
 
 
 def _unknown(x):

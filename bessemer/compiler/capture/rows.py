@@ -58,13 +58,16 @@ def _tensor(a) -> bool:
     return isinstance(_val(a), torch.Tensor)
 
 
-# functions whose second positional argument (or `inplace=`) makes them write their input
-_INPLACE_FLAG = {F.relu, F.silu, F.leaky_relu, F.elu, F.mish, F.hardtanh, F.relu6, F.dropout}
+# functions that write their input when `inplace=True`: the position of that argument
+_INPLACE_ARG = {F.relu: 1, F.silu: 1, F.mish: 1, F.relu6: 1, F.leaky_relu: 2, F.elu: 2,
+                F.hardtanh: 3, F.dropout: 3}
 
 
 def _in_place(n: torch.fx.Node) -> bool:
-    if n.kwargs.get("inplace") is True or (n.op == "call_function" and n.target in _INPLACE_FLAG
-                                           and any(a is True for a in n.args[1:2])):
+    if n.kwargs.get("inplace") is True:
+        return True
+    at = _INPLACE_ARG.get(n.target) if n.op == "call_function" else None
+    if at is not None and len(n.args) > at and n.args[at] is True:
         return True
     if n.op == "call_method":
         return n.target.endswith("_") and not n.target.startswith("_")
